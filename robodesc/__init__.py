@@ -1,0 +1,184 @@
+"""robodesc: load URDF, SDFormat and MJCF robot descriptions into one kinematic model.
+
+import robodesc
+model = robodesc.load("robot.urdf")
+poses = model.forward_kinematics({"elbow": 0.3})
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from typing import Any
+
+from .core import (
+    Body,
+    Box,
+    Capsule,
+    Cylinder,
+    Diagnostic,
+    Dynamics,
+    Ellipsoid,
+    Extra,
+    Frame,
+    Geometry,
+    Heightfield,
+    Inertial,
+    Joint,
+    JointType,
+    Kinematics,
+    Limits,
+    LoadContext,
+    Location,
+    Material,
+    Mesh,
+    Mimic,
+    Model,
+    Plane,
+    PoseBatch,
+    Severity,
+    Shape,
+    Sphere,
+)
+from .core.errors import (
+    ConfigurationError,
+    CyclicAttachment,
+    CyclicInclude,
+    DuplicateName,
+    FormatError,
+    InvalidTree,
+    InvalidValue,
+    MalformedPose,
+    MalformedValue,
+    MissingAttribute,
+    MissingRootElement,
+    PluginError,
+    ResourceNotFound,
+    RobodescError,
+    UnresolvedReference,
+    UnsafeXML,
+    UnsupportedGeometry,
+    UnsupportedJointType,
+    XMLSyntaxError,
+)
+from .plugins import FormatSpec, PluginWarning, default_registry, hookimpl
+
+__version__ = "0.1.0"
+
+
+def load(path: str | os.PathLike, format: str | None = None, search_paths: Iterable[str | os.PathLike] = ()) -> Model:
+    """Load a description file. The format comes from `format`, else the extension, else the content.
+
+    `search_paths` are extra roots for `package://NAME`, `model://NAME` and includes.
+    Raises a `RobodescError` subclass (and nothing else) when the file cannot be loaded.
+    """
+    return default_registry().load(path, format=format, search_paths=[os.fspath(p) for p in search_paths])
+
+
+def loads(
+    text: str | bytes,
+    format: str | None = None,
+    base_dir: str | os.PathLike | None = None,
+    search_paths: Iterable[str | os.PathLike] = (),
+) -> Model:
+    """Load a description from text; relative URIs resolve against `base_dir` (default: cwd)."""
+    return default_registry().loads(
+        text, format=format, base_dir=base_dir, search_paths=[os.fspath(p) for p in search_paths]
+    )
+
+
+def dumps(model: Model, format: str) -> str:
+    """Write a model as text in `format`, through the writer a plugin provides."""
+    return default_registry().dumps(model, format)
+
+
+def dump(model: Model, path: str | os.PathLike, format: str | None = None) -> None:
+    """Write a model to a file; the format defaults to the one claiming the file's extension."""
+    registry = default_registry()
+    if format is None:
+        lower = os.fspath(path).lower()
+        matches = [
+            n for n, f in registry.formats().items() if f.can_write and any(lower.endswith(e) for e in f.extensions)
+        ]
+        if not matches:
+            raise FormatError(
+                f"no installed format writes files like {os.fspath(path)!r}", suggestion="pass format=..."
+            )
+        format = matches[0]
+    text = registry.dumps(model, format)
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(text)
+
+
+def formats() -> list[FormatSpec]:
+    """The registered formats: name, extensions, can_read / can_write, and the plugin providing each."""
+    return list(default_registry().formats().values())
+
+
+def register_plugin(plugin: Any, name: str | None = None) -> str:
+    """Register a plugin object or module at run time (the entry-point path needs no call)."""
+    return default_registry().register(plugin, name=name)
+
+
+def unregister_plugin(name: str) -> None:
+    default_registry().unregister(name)
+
+
+__all__ = [
+    "Body",
+    "Box",
+    "Capsule",
+    "ConfigurationError",
+    "CyclicAttachment",
+    "CyclicInclude",
+    "Cylinder",
+    "Diagnostic",
+    "DuplicateName",
+    "Dynamics",
+    "Ellipsoid",
+    "Extra",
+    "FormatError",
+    "FormatSpec",
+    "Frame",
+    "Geometry",
+    "Heightfield",
+    "Inertial",
+    "InvalidTree",
+    "InvalidValue",
+    "Joint",
+    "JointType",
+    "Kinematics",
+    "Limits",
+    "LoadContext",
+    "Location",
+    "MalformedPose",
+    "MalformedValue",
+    "Material",
+    "Mesh",
+    "Mimic",
+    "MissingAttribute",
+    "MissingRootElement",
+    "Model",
+    "Plane",
+    "PluginError",
+    "PluginWarning",
+    "PoseBatch",
+    "ResourceNotFound",
+    "RobodescError",
+    "Severity",
+    "Shape",
+    "Sphere",
+    "UnresolvedReference",
+    "UnsafeXML",
+    "UnsupportedGeometry",
+    "UnsupportedJointType",
+    "XMLSyntaxError",
+    "dump",
+    "dumps",
+    "formats",
+    "hookimpl",
+    "load",
+    "loads",
+    "register_plugin",
+    "unregister_plugin",
+]

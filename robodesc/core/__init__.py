@@ -1,0 +1,42 @@
+"""Format-neutral core: model types, transforms, kinematics, diagnostics, errors, resources.
+
+Nothing here imports from `robodesc.formats` or `robodesc.plugins`.
+"""
+
+from .diagnostics import Diagnostic, Severity
+from .errors import Location, RobodescError
+from .geometry import Box, Capsule, Cylinder, Ellipsoid, Geometry, Heightfield, Material, Mesh, Plane, Shape, Sphere
+from .kinematics import Kinematics, PoseBatch
+from .model import Body, Dynamics, Extra, Frame, Inertial, Joint, JointType, Limits, Mimic, Model
+from .resources import LoadContext
+
+__all__ = [
+    "Body",
+    "Box",
+    "Capsule",
+    "Cylinder",
+    "Diagnostic",
+    "Dynamics",
+    "Ellipsoid",
+    "Extra",
+    "Frame",
+    "Geometry",
+    "Heightfield",
+    "Inertial",
+    "Joint",
+    "JointType",
+    "Kinematics",
+    "Limits",
+    "LoadContext",
+    "Location",
+    "Material",
+    "Mesh",
+    "Mimic",
+    "Model",
+    "Plane",
+    "PoseBatch",
+    "RobodescError",
+    "Severity",
+    "Shape",
+    "Sphere",
+]

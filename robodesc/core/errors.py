@@ -1,0 +1,190 @@
+"""The one exception family robodesc raises, and the location every error and diagnostic carries.
+
+A user who loads a broken file wants to know *where* (file, line, element path), *what*
+(the construct that is wrong) and *how to fix it*. Every error therefore carries a `Location`
+and an optional suggestion, and renders them in one consistent line.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where something sits in a description file. Every field is optional."""
+
+    file: str | None = None
+    line: int | None = None
+    column: int | None = None
+    element: str | None = None  # element path, e.g. "/robot/joint[@name='elbow']/axis"
+
+    def __str__(self) -> str:
+        parts = []
+        if self.file:
+            parts.append(self.file)
+        if self.line is not None:
+            parts.append(str(self.line))
+            if self.column is not None:
+                parts.append(str(self.column))
+        head = ":".join(parts)
+        if self.element:
+            return f"{head}: {self.element}" if head else self.element
+        return head
+
+
+class RobodescError(Exception):
+    """Root of every error robodesc raises.
+
+    `code` is a stable identifier (also used by diagnostics), `construct` names the thing that is
+    wrong (an attribute, a joint type, a URI), `suggestion` says how to fix it where we know.
+    """
+
+    code = "error"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        location: Location | None = None,
+        construct: str | None = None,
+        suggestion: str | None = None,
+    ) -> None:
+        self.message = message
+        self.location = location or Location()
+        self.construct = construct
+        self.suggestion = suggestion
+        super().__init__(self._render())
+
+    @property
+    def file(self) -> str | None:
+        return self.location.file
+
+    @property
+    def line(self) -> int | None:
+        return self.location.line
+
+    @property
+    def element(self) -> str | None:
+        return self.location.element
+
+    def _render(self) -> str:
+        where = str(self.location)
+        text = f"{where}: {self.message}" if where else self.message
+        if self.suggestion:
+            text += f" (suggestion: {self.suggestion})"
+        return text
+
+
+class FormatError(RobodescError):
+    """No registered format can read the input, or the format named does not exist."""
+
+    code = "unknown-format"
+
+
+class PluginError(RobodescError):
+    """A plugin failed to import, or two plugins claim the same format name."""
+
+    code = "plugin-error"
+
+
+class XMLSyntaxError(RobodescError):
+    """The file is not well-formed XML."""
+
+    code = "xml-syntax"
+
+
+class UnsafeXML(RobodescError):
+    """The XML declares entities or external references, which robodesc refuses to expand."""
+
+    code = "unsafe-xml"
+
+
+class MissingRootElement(RobodescError):
+    """The file is empty or its top element is not the one the format requires."""
+
+    code = "missing-root"
+
+
+class MissingAttribute(RobodescError):
+    """A required attribute or child element is absent."""
+
+    code = "missing-attribute"
+
+
+class MalformedValue(RobodescError):
+    """A number or vector cannot be read: not a number, not finite, or the wrong count."""
+
+    code = "malformed-value"
+
+
+class MalformedPose(MalformedValue):
+    """An origin/pose cannot be read."""
+
+    code = "malformed-pose"
+
+
+class InvalidValue(RobodescError):
+    """A value reads fine but is not allowed (a zero joint axis, a negative size, ...)."""
+
+    code = "invalid-value"
+
+
+class UnsupportedJointType(RobodescError):
+    code = "unsupported-joint-type"
+
+
+class UnsupportedGeometry(RobodescError):
+    code = "unsupported-geometry"
+
+
+class DuplicateName(RobodescError):
+    code = "duplicate-name"
+
+
+class UnresolvedReference(RobodescError):
+    """A name refers to a link, joint, frame or material that does not exist."""
+
+    code = "unresolved-reference"
+
+
+class InvalidTree(RobodescError):
+    """The bodies do not form a single tree: no root, several roots, a loop, two parents."""
+
+    code = "invalid-tree"
+
+
+class ResourceNotFound(RobodescError):
+    """A file a description refers to (mesh, include, model://) cannot be found."""
+
+    code = "resource-not-found"
+
+    def __init__(self, message: str, *, tried: Iterable[str] = (), **kwargs) -> None:
+        self.tried = list(tried)
+        if self.tried:
+            message += "; tried: " + ", ".join(self.tried)
+        super().__init__(message, **kwargs)
+
+
+class CyclicInclude(RobodescError):
+    code = "cyclic-include"
+
+
+class CyclicAttachment(RobodescError):
+    code = "cyclic-attachment"
+
+
+class ConfigurationError(RobodescError, ValueError):
+    """Joint values handed to kinematics do not fit the model (unknown joint, wrong shape)."""
+
+    code = "bad-configuration"
+
+
+def did_you_mean(word: str, candidates: Iterable[str]) -> str | None:
+    """A 'did you mean' suggestion for a misspelt name, or None when nothing is close."""
+    matches = difflib.get_close_matches(word, list(candidates), n=3, cutoff=0.6)
+    if not matches:
+        return None
+    return "did you mean " + " or ".join(repr(m) for m in matches) + "?"

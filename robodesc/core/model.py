@@ -1,0 +1,294 @@
+"""The format-neutral kinematic model every reader produces.
+
+Plain dataclasses with numpy arrays: a `Model` holds `Body`s (inertia, shapes), `Joint`s that
+connect them, `Frame`s fixed to bodies, and whatever a reader kept but does not model (`Extra`).
+
+How poses fit together, for every format alike:
+
+* `Body.pose` is the body's pose in its parent body's frame with all its joints at their
+  reference value (the model "as written").
+* `Joint.origin` is the joint frame in the parent body's frame at the reference; `Joint.axis`
+  is expressed in the joint frame. A body may be moved by several joints in sequence (MJCF).
+* At configuration q the body sits at
+  ``parent @ prod_i(origin_i @ M_i(ref_i)^-1 @ M_i(q_i) @ origin_i^-1) @ body.pose``,
+  which for a URDF joint (origin == body.pose) is simply ``parent @ origin @ M(q)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .diagnostics import Diagnostic, Severity
+from .errors import Location, UnresolvedReference, did_you_mean
+from .geometry import Material, Shape
+from .transforms import IDENTITY, invert_pose
+
+if TYPE_CHECKING:
+    from .kinematics import Kinematics, PoseBatch
+
+
+class JointType(str, Enum):
+    FIXED = "fixed"
+    REVOLUTE = "revolute"
+    CONTINUOUS = "continuous"
+    PRISMATIC = "prismatic"
+    FLOATING = "floating"
+    PLANAR = "planar"
+    BALL = "ball"
+    UNIVERSAL = "universal"
+    SCREW = "screw"
+    REVOLUTE2 = "revolute2"
+    GEARBOX = "gearbox"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+#: How many numbers one joint value has, per type (gearbox couples two joints and has none).
+JOINT_DOF: dict[JointType, int] = {
+    JointType.FIXED: 0,
+    JointType.GEARBOX: 0,
+    JointType.REVOLUTE: 1,
+    JointType.CONTINUOUS: 1,
+    JointType.PRISMATIC: 1,
+    JointType.SCREW: 1,
+    JointType.PLANAR: 3,
+    JointType.UNIVERSAL: 2,
+    JointType.REVOLUTE2: 2,
+    JointType.BALL: 4,
+    JointType.FLOATING: 7,
+}
+
+
+@dataclass
+class Inertial:
+    """Mass, centre of mass (body frame) and the 3x3 inertia about the COM in body axes."""
+
+    mass: float
+    com: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    inertia: np.ndarray = field(default_factory=lambda: np.zeros((3, 3)))
+
+
+@dataclass
+class Limits:
+    """Position and actuation limits of one axis. None means unlimited (or not given)."""
+
+    lower: float | None = None
+    upper: float | None = None
+    velocity: float | None = None
+    effort: float | None = None
+
+
+@dataclass
+class Dynamics:
+    damping: float = 0.0
+    friction: float = 0.0
+    spring_stiffness: float = 0.0
+    spring_reference: float = 0.0
+    armature: float = 0.0
+
+
+@dataclass
+class Mimic:
+    """This joint follows `joint`: value = multiplier * value(joint) + offset."""
+
+    joint: str
+    multiplier: float = 1.0
+    offset: float = 0.0
+
+
+@dataclass
+class Extra:
+    """Something a reader kept but does not model: its raw XML and where it came from.
+
+    `owner` is the body or joint it was found in (None for the model level).
+    """
+
+    tag: str
+    xml: str
+    location: Location = Location()
+    owner: str | None = None
+    attributes: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Joint:
+    name: str
+    type: JointType
+    parent: str
+    child: str
+    origin: np.ndarray = field(default_factory=lambda: IDENTITY.copy())
+    axis: np.ndarray = field(default_factory=lambda: np.array([1.0, 0.0, 0.0]))
+    axis2: np.ndarray | None = None
+    limits: Limits = field(default_factory=Limits)
+    limits2: Limits | None = None
+    dynamics: Dynamics = field(default_factory=Dynamics)
+    mimic: Mimic | None = None
+    reference: float | np.ndarray = 0.0
+    pitch: float = 0.0  # screw joints: translation along the axis per radian
+    location: Location = Location()
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def dof(self) -> int:
+        return JOINT_DOF[self.type]
+
+    @property
+    def is_movable(self) -> bool:
+        """True when the joint has a value of its own (mimic followers and fixed joints do not)."""
+        return self.dof > 0 and self.mimic is None
+
+
+@dataclass
+class Body:
+    name: str
+    parent: str | None = None
+    joints: tuple[str, ...] = ()  # joints from the parent, applied in this order
+    pose: np.ndarray = field(default_factory=lambda: IDENTITY.copy())
+    inertial: Inertial | None = None
+    visuals: list[Shape] = field(default_factory=list)
+    collisions: list[Shape] = field(default_factory=list)
+    location: Location = Location()
+    extras: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Frame:
+    """A named frame rigidly attached to a body (SDF <frame>, MJCF <site>, ...)."""
+
+    name: str
+    body: str
+    pose: np.ndarray = field(default_factory=lambda: IDENTITY.copy())
+    location: Location = Location()
+    extras: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Model:
+    """A loaded description: bodies (parents before children, root first), joints, frames.
+
+    Kinematics are compiled on first use and cached; call `rebuild_kinematics()` after
+    editing bodies, joints or frames by hand.
+    """
+
+    name: str
+    bodies: dict[str, Body] = field(default_factory=dict)
+    joints: dict[str, Joint] = field(default_factory=dict)
+    frames: dict[str, Frame] = field(default_factory=dict)
+    materials: dict[str, Material] = field(default_factory=dict)
+    extras: list[Extra] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    format: str | None = None
+    source: str | None = None
+    _kinematics: Kinematics | None = field(default=None, init=False, repr=False, compare=False)
+
+    # -- structure ---------------------------------------------------------------------------
+    @property
+    def root(self) -> Body:
+        return next(iter(self.bodies.values()))
+
+    def body(self, name: str) -> Body:
+        """The body called `name`; an unknown name raises with a 'did you mean'."""
+        try:
+            return self.bodies[name]
+        except KeyError:
+            raise UnresolvedReference(
+                f"no body named {name!r} in model {self.name!r}",
+                construct=name,
+                suggestion=did_you_mean(name, self.bodies),
+            ) from None
+
+    def children(self, body: str) -> list[str]:
+        self.body(body)
+        return [b.name for b in self.bodies.values() if b.parent == body]
+
+    def parent(self, body: str) -> str | None:
+        return self.body(body).parent
+
+    def ancestors(self, body: str) -> list[str]:
+        """The bodies from `body`'s parent up to the root."""
+        out = []
+        parent = self.body(body).parent
+        while parent is not None:
+            out.append(parent)
+            parent = self.bodies[parent].parent
+        return out
+
+    def chain(self, start: str, end: str) -> list[str]:
+        """The joints passed going from body `start` to body `end` through the tree."""
+        up_start = [start, *self.ancestors(start)]
+        up_end = [end, *self.ancestors(end)]
+        common = next(b for b in up_start if b in set(up_end))
+        joints: list[str] = []
+        for b in up_start[: up_start.index(common)]:
+            joints.extend(reversed(self.bodies[b].joints))
+        down: list[str] = []
+        for b in up_end[: up_end.index(common)]:
+            down[:0] = self.bodies[b].joints
+        return joints + down
+
+    def movable_joints(self) -> list[str]:
+        """Joints that take a value, in configuration-vector order."""
+        return self.kinematics.joint_names
+
+    def iter_shapes(self) -> Iterator[tuple[Body, Shape, str]]:
+        for body in self.bodies.values():
+            for shape in body.visuals:
+                yield body, shape, "visual"
+            for shape in body.collisions:
+                yield body, shape, "collision"
+
+    def diagnose(
+        self,
+        severity: Severity,
+        code: str,
+        message: str,
+        location: Location = Location(),
+        suggestion: str | None = None,
+    ) -> None:
+        self.diagnostics.append(Diagnostic(severity, code, message, location, suggestion))
+
+    # -- kinematics ------------------------------------------------------------------------
+    @property
+    def kinematics(self) -> Kinematics:
+        if self._kinematics is None:
+            from .kinematics import Kinematics
+
+            self._kinematics = Kinematics(self)
+        return self._kinematics
+
+    def rebuild_kinematics(self) -> None:
+        self._kinematics = None
+
+    def forward_kinematics(
+        self, positions: Mapping[str, Any] | Sequence[float] | np.ndarray | None = None
+    ) -> dict[str, np.ndarray]:
+        """World pose (4x4) of every body and frame at one configuration.
+
+        `positions` maps joint names to values (joints left out sit at their reference), or is
+        a vector laid out as `kinematics.layout`.
+        """
+        return self.kinematics.forward(positions)
+
+    def forward_kinematics_batch(self, positions: Mapping[str, Any] | np.ndarray) -> PoseBatch:
+        """World poses at N configurations at once: an (N, nq) array or a mapping of (N,...) arrays."""
+        return self.kinematics.forward_batch(positions)
+
+    def pose(self, name: str, positions: Mapping[str, Any] | None = None, relative_to: str | None = None) -> np.ndarray:
+        """Pose of body or frame `name` in the world, or in body/frame `relative_to`."""
+        poses = self.forward_kinematics(positions)
+        for wanted in (name, relative_to):
+            if wanted is not None and wanted not in poses:
+                raise UnresolvedReference(
+                    f"no body or frame named {wanted!r} in model {self.name!r}",
+                    construct=wanted,
+                    suggestion=did_you_mean(wanted, poses),
+                )
+        if relative_to is None:
+            return poses[name]
+        return invert_pose(poses[relative_to]) @ poses[name]

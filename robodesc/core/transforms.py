@@ -1,0 +1,129 @@
+"""Rigid transforms on numpy: roll-pitch-yaw, quaternions (w, x, y, z), axis-angle, 4x4 matrices.
+
+Conventions follow URDF/SDF/MuJoCo: rpy is fixed-axis X then Y then Z (R = Rz(yaw) Ry(pitch)
+Rx(roll)); quaternions are scalar-first; poses are 4x4 homogeneous matrices that map points of
+the child frame into the parent frame. Scalar helpers use `math` because they run once per
+element while loading, where numpy's per-call overhead would dominate.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+IDENTITY = np.eye(4)
+IDENTITY.flags.writeable = False
+
+
+def rpy_to_matrix(roll: float, pitch: float, yaw: float) -> np.ndarray:
+    """3x3 rotation for fixed-axis roll (X), pitch (Y), yaw (Z): Rz @ Ry @ Rx."""
+    cr, sr = math.cos(roll), math.sin(roll)
+    cp, sp = math.cos(pitch), math.sin(pitch)
+    cy, sy = math.cos(yaw), math.sin(yaw)
+    return np.array(
+        [
+            [cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
+            [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
+            [-sp, cp * sr, cp * cr],
+        ]
+    )
+
+
+def matrix_to_rpy(rotation: np.ndarray) -> np.ndarray:
+    """Inverse of `rpy_to_matrix`, picking roll = 0 at the pitch = ±90° singularity."""
+    r = np.asarray(rotation, dtype=float)
+    sp = -r[2, 0]
+    if abs(sp) >= 1.0 - 1e-12:
+        pitch = math.copysign(math.pi / 2, sp)
+        return np.array([0.0, pitch, math.atan2(-r[0, 1], r[1, 1])])
+    return np.array([math.atan2(r[2, 1], r[2, 2]), math.asin(sp), math.atan2(r[1, 0], r[0, 0])])
+
+
+def quat_to_matrix(q: Sequence[float]) -> np.ndarray:
+    """3x3 rotation of a quaternion (w, x, y, z); the quaternion is normalised first."""
+    w, x, y, z = (float(v) for v in q)
+    n = math.sqrt(w * w + x * x + y * y + z * z)
+    if n == 0.0:
+        raise ValueError("zero quaternion")
+    w, x, y, z = w / n, x / n, y / n, z / n
+    return np.array(
+        [
+            [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+            [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+            [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
+        ]
+    )
+
+
+def matrix_to_quat(rotation: np.ndarray) -> np.ndarray:
+    """Quaternion (w, x, y, z) with w >= 0 of a 3x3 rotation."""
+    r = np.asarray(rotation, dtype=float)
+    trace = r[0, 0] + r[1, 1] + r[2, 2]
+    if trace > 0:
+        s = 2.0 * math.sqrt(trace + 1.0)
+        q = [0.25 * s, (r[2, 1] - r[1, 2]) / s, (r[0, 2] - r[2, 0]) / s, (r[1, 0] - r[0, 1]) / s]
+    elif r[0, 0] > r[1, 1] and r[0, 0] > r[2, 2]:
+        s = 2.0 * math.sqrt(1.0 + r[0, 0] - r[1, 1] - r[2, 2])
+        q = [(r[2, 1] - r[1, 2]) / s, 0.25 * s, (r[0, 1] + r[1, 0]) / s, (r[0, 2] + r[2, 0]) / s]
+    elif r[1, 1] > r[2, 2]:
+        s = 2.0 * math.sqrt(1.0 + r[1, 1] - r[0, 0] - r[2, 2])
+        q = [(r[0, 2] - r[2, 0]) / s, (r[0, 1] + r[1, 0]) / s, 0.25 * s, (r[1, 2] + r[2, 1]) / s]
+    else:
+        s = 2.0 * math.sqrt(1.0 + r[2, 2] - r[0, 0] - r[1, 1])
+        q = [(r[1, 0] - r[0, 1]) / s, (r[0, 2] + r[2, 0]) / s, (r[1, 2] + r[2, 1]) / s, 0.25 * s]
+    q = np.array(q)
+    q /= np.linalg.norm(q)
+    return -q if q[0] < 0 else q
+
+
+def axis_angle_to_matrix(axis: Sequence[float], angle: float) -> np.ndarray:
+    """3x3 rotation by `angle` radians about `axis` (normalised here)."""
+    x, y, z = (float(v) for v in axis)
+    n = math.sqrt(x * x + y * y + z * z)
+    if n == 0.0:
+        raise ValueError("zero rotation axis")
+    x, y, z = x / n, y / n, z / n
+    c, s = math.cos(angle), math.sin(angle)
+    t = 1.0 - c
+    return np.array(
+        [
+            [c + x * x * t, x * y * t - z * s, x * z * t + y * s],
+            [y * x * t + z * s, c + y * y * t, y * z * t - x * s],
+            [z * x * t - y * s, z * y * t + x * s, c + z * z * t],
+        ]
+    )
+
+
+def make_pose(rotation: np.ndarray | None = None, translation: Sequence[float] | None = None) -> np.ndarray:
+    """4x4 homogeneous pose from a 3x3 rotation and a translation (either may be omitted)."""
+    pose = np.eye(4)
+    if rotation is not None:
+        pose[:3, :3] = rotation
+    if translation is not None:
+        pose[:3, 3] = translation
+    return pose
+
+
+def pose_from_xyz_rpy(xyz: Sequence[float], rpy: Sequence[float]) -> np.ndarray:
+    return make_pose(rpy_to_matrix(*rpy), xyz)
+
+
+def pose_from_xyz_quat(xyz: Sequence[float], quat: Sequence[float]) -> np.ndarray:
+    return make_pose(quat_to_matrix(quat), xyz)
+
+
+def invert_pose(pose: np.ndarray) -> np.ndarray:
+    """Inverse of a rigid 4x4 pose (cheaper and exacter than a general inverse)."""
+    inv = np.eye(4)
+    rt = pose[:3, :3].T
+    inv[:3, :3] = rt
+    inv[:3, 3] = -rt @ pose[:3, 3]
+    return inv
+
+
+def skew(v: Sequence[float]) -> np.ndarray:
+    """The cross-product matrix of a 3-vector."""
+    x, y, z = v
+    return np.array([[0.0, -z, y], [z, 0.0, -x], [-y, x, 0.0]])

@@ -1,0 +1,477 @@
+"""URDF → `Model`, following urdfdom (what ROS loads): the same defaults, the same rejections.
+
+Extension elements (`<gazebo>`, `<transmission>`, `<ros2_control>`) and anything unknown are
+kept as `Extra`s with their raw XML and location. Mesh URIs are resolved (existence only) while
+loading; an unresolvable one is a diagnostic, not an error.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ...core.diagnostics import Severity
+from ...core.errors import (
+    DuplicateName,
+    InvalidTree,
+    InvalidValue,
+    MalformedPose,
+    MalformedValue,
+    MissingAttribute,
+    MissingRootElement,
+    UnresolvedReference,
+    UnsupportedGeometry,
+    UnsupportedJointType,
+    did_you_mean,
+)
+from ...core.geometry import Box, Capsule, Cylinder, Geometry, Material, Mesh, Shape, Sphere
+from ...core.model import Body, Dynamics, Extra, Inertial, Joint, JointType, Limits, Mimic, Model
+from ...core.resources import LoadContext
+from ...core.transforms import IDENTITY, rpy_to_matrix
+from ..xml import Element, Values, parse_xml
+
+JOINT_TYPES = {
+    "fixed": JointType.FIXED,
+    "revolute": JointType.REVOLUTE,
+    "continuous": JointType.CONTINUOUS,
+    "prismatic": JointType.PRISMATIC,
+    "floating": JointType.FLOATING,
+    "planar": JointType.PLANAR,
+}
+EXTENSION_TAGS = {"gazebo", "transmission", "ros2_control"}
+_JOINT_CHILDREN = {
+    "origin",
+    "parent",
+    "child",
+    "axis",
+    "limit",
+    "dynamics",
+    "mimic",
+    "safety_controller",
+    "calibration",
+}
+
+
+def read(data: bytes, context: LoadContext) -> Model:
+    """Read URDF text into a `Model` (the reader registered for the `urdf` format)."""
+    return _UrdfReader(context).read(parse_xml(data, context.source))
+
+
+class _UrdfReader:
+    def __init__(self, context: LoadContext) -> None:
+        self.context = context
+        self.values = Values(context.source)
+        self.model: Model | None = None
+
+    # -- helpers --------------------------------------------------------------------------
+    def _pose(self, element: Element | None) -> np.ndarray:
+        """The 4x4 pose of an <origin> element (identity when absent)."""
+        if element is None:
+            return IDENTITY.copy()
+        v = self.values
+        try:
+            xyz = v.vector(element, "xyz", 3, None)
+            rpy = v.vector(element, "rpy", 3, None)
+        except MalformedValue as exc:
+            raise MalformedPose(
+                exc.message,
+                location=exc.location,
+                construct=exc.construct,
+                suggestion='write origin as xyz="x y z" rpy="roll pitch yaw"',
+            ) from None
+        pose = np.eye(4)
+        if rpy is not None:
+            pose[:3, :3] = rpy_to_matrix(*rpy)
+        if xyz is not None:
+            pose[:3, 3] = xyz
+        return pose
+
+    def _keep(self, element: Element, owner: str | None, known: bool) -> Extra:
+        extra = Extra(
+            tag=element.tag,
+            xml=element.to_xml(),
+            location=self.values.where(element),
+            owner=owner,
+            attributes=dict(element.attrib),
+        )
+        if not known:
+            self.model.diagnose(
+                Severity.INFO,
+                "unknown-element",
+                f"<{element.tag}> is not part of URDF; kept as an extra",
+                extra.location,
+            )
+        return extra
+
+    def _unique_name(self, element: Element, seen: dict, what: str) -> str:
+        name = self.values.required(element, "name", f"every {what} needs a name")
+        if name in seen:
+            raise DuplicateName(
+                f"{what} {name!r} is defined twice",
+                location=self.values.where(element),
+                construct=name,
+                suggestion=f"rename one of the {what}s called {name!r}",
+            )
+        return name
+
+    # -- the document -----------------------------------------------------------------------
+    def read(self, root: Element) -> Model:
+        v = self.values
+        if root.tag != "robot":
+            raise MissingRootElement(
+                f"a URDF file has <robot> as its top element, not <{root.tag}>",
+                location=v.where(root),
+                construct=root.tag,
+                suggestion="is this the right format? pass format=... to choose another",
+            )
+        name = v.required(root, "name", "the robot's name")
+        model = self.model = Model(name=name, format="urdf", source=self.context.source)
+        links: dict[str, Body] = {}
+        joints: dict[str, Joint] = {}
+        link_elements: list[Element] = []
+        for child in root.children:
+            tag = child.tag
+            if tag == "link":
+                body = self._link(child, links)
+                links[body.name] = body
+                link_elements.append(child)
+            elif tag == "joint":
+                joint = self._joint(child, joints)
+                joints[joint.name] = joint
+            elif tag == "material":
+                self._robot_material(child)
+            else:
+                extra = self._keep(child, child.get("reference"), tag in EXTENSION_TAGS)
+                model.extras.append(extra)
+        for body, element in zip(links.values(), link_elements):
+            self._resolve_visual_materials(body, element)
+        if not links:
+            raise InvalidTree(
+                "the robot has no links", location=v.where(root), suggestion='add at least one <link name="..."/>'
+            )
+        self._build_tree(root, links, joints)
+        for joint in joints.values():
+            if joint.mimic is not None and joint.mimic.joint not in joints:
+                raise UnresolvedReference(
+                    f"joint {joint.name!r} mimics {joint.mimic.joint!r}, which is not a joint of this robot",
+                    location=joint.location,
+                    construct=joint.mimic.joint,
+                    suggestion=did_you_mean(joint.mimic.joint, joints),
+                )
+        return model
+
+    # -- materials ----------------------------------------------------------------------------
+    def _material(self, element: Element) -> Material:
+        v = self.values
+        material = Material(name=element.get("name"))
+        color = element.find("color")
+        if color is not None:
+            material.color = np.array(v.vector(color, "rgba", 4))
+        texture = element.find("texture")
+        if texture is not None:
+            material.texture = texture.get("filename")
+        return material
+
+    def _robot_material(self, element: Element) -> None:
+        name = self._unique_name(element, self.model.materials, "material")
+        material = self._material(element)
+        if material.color is None and material.texture is None:
+            raise MissingAttribute(
+                f"material {name!r} has neither a color nor a texture",
+                location=self.values.where(element),
+                construct=name,
+                suggestion='add <color rgba="r g b a"/> or <texture filename="..."/>',
+            )
+        self.model.materials[name] = material
+
+    def _resolve_visual_materials(self, body: Body, element: Element) -> None:
+        """Link visual materials to robot-level ones, as urdfdom does after reading all links."""
+        materials = self.model.materials
+        for shape, visual in zip(body.visuals, element.findall("visual")):
+            if shape.material is None or not shape.material.name:
+                continue
+            name = shape.material.name
+            if name in materials:
+                if shape.material.color is None and shape.material.texture is None:
+                    shape.material = materials[name]
+            elif shape.material.color is not None or shape.material.texture is not None:
+                materials[name] = shape.material
+            else:
+                where = visual.find("material")
+                raise UnresolvedReference(
+                    f"link {body.name!r} uses material {name!r}, which is not defined",
+                    location=self.values.where(where),
+                    construct=name,
+                    suggestion=did_you_mean(name, materials)
+                    or f'define <material name="{name}"> with a <color> at robot level',
+                )
+
+    # -- links ---------------------------------------------------------------------------------
+    def _link(self, element: Element, links: dict) -> Body:
+        name = self._unique_name(element, links, "link")
+        body = Body(name=name, location=self.values.where(element))
+        for child in element.children:
+            tag = child.tag
+            if tag == "inertial":
+                body.inertial = self._inertial(child)
+            elif tag == "visual":
+                shape = self._shape(child)
+                material = child.find("material")
+                if material is not None:
+                    shape.material = self._material(material)
+                body.visuals.append(shape)
+            elif tag == "collision":
+                body.collisions.append(self._shape(child))
+            else:
+                body.extras.setdefault("xml", []).append(self._keep(child, name, False))
+        return body
+
+    def _inertial(self, element: Element) -> Inertial:
+        v = self.values
+        mass_el = element.find("mass")
+        if mass_el is None:
+            raise MissingAttribute(
+                "<inertial> needs a <mass value=...> element",
+                location=v.where(element),
+                construct="inertial/mass",
+                suggestion='add <mass value="1.0"/>',
+            )
+        mass = v.number(mass_el, "value")
+        inertia_el = element.find("inertia")
+        if inertia_el is None:
+            raise MissingAttribute(
+                "<inertial> needs an <inertia> element",
+                location=v.where(element),
+                construct="inertial/inertia",
+                suggestion='add <inertia ixx="" ixy="" ixz="" iyy="" iyz="" izz=""/>',
+            )
+        ixx, ixy, ixz, iyy, iyz, izz = (v.number(inertia_el, k) for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz"))
+        tensor = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
+        pose = self._pose(element.find("origin"))
+        rotation = pose[:3, :3]
+        return Inertial(mass=mass, com=pose[:3, 3].copy(), inertia=rotation @ tensor @ rotation.T)
+
+    def _shape(self, element: Element) -> Shape:
+        v = self.values
+        geometry_el = element.find("geometry")
+        if geometry_el is None:
+            raise MissingAttribute(
+                f"<{element.tag}> needs a <geometry>",
+                location=v.where(element),
+                construct=f"{element.tag}/geometry",
+                suggestion='add <geometry><box size="..."/></geometry>',
+            )
+        shape = Shape(
+            geometry=self._geometry(geometry_el), pose=self._pose(element.find("origin")), name=element.get("name")
+        )
+        for child in element.children:
+            if child.tag not in ("geometry", "origin", "material"):
+                shape.extras.setdefault("xml", []).append(self._keep(child, None, False))
+        return shape
+
+    def _geometry(self, element: Element) -> Geometry:
+        v = self.values
+        if not element.children:
+            raise MissingAttribute(
+                "<geometry> is empty",
+                location=v.where(element),
+                construct="geometry",
+                suggestion="put one <box>, <cylinder>, <sphere> or <mesh> inside",
+            )
+        shape = element.children[0]
+        tag = shape.tag
+        if tag == "box":
+            return Box(size=np.array(v.vector(shape, "size", 3)))
+        if tag == "sphere":
+            return Sphere(radius=v.number(shape, "radius"))
+        if tag == "cylinder":
+            return Cylinder(radius=v.number(shape, "radius"), length=v.number(shape, "length"))
+        if tag == "capsule":
+            return Capsule(radius=v.number(shape, "radius"), length=v.number(shape, "length"))
+        if tag == "mesh":
+            uri = v.required(shape, "filename")
+            scale = v.vector(shape, "scale", 3, None)
+            mesh = Mesh(uri=uri, scale=np.array(scale) if scale is not None else np.ones(3))
+            mesh.path, mesh.tried = self.context.resolve(uri)
+            if mesh.path is None:
+                self.model.diagnose(
+                    Severity.WARNING,
+                    "mesh-not-found",
+                    f"mesh {uri!r} cannot be found",
+                    v.where(shape),
+                    "pass search_paths=[...] or set ROS_PACKAGE_PATH",
+                )
+            return mesh
+        raise UnsupportedGeometry(
+            f"<{tag}> is not a URDF geometry",
+            location=v.where(shape),
+            construct=tag,
+            suggestion=did_you_mean(tag, ["box", "sphere", "cylinder", "mesh", "capsule"])
+            or "use box, sphere, cylinder or mesh",
+        )
+
+    # -- joints --------------------------------------------------------------------------------
+    def _joint(self, element: Element, joints: dict) -> Joint:
+        v = self.values
+        name = self._unique_name(element, joints, "joint")
+        where = v.where(element)
+        type_text = v.required(element, "type", "fixed, revolute, continuous, prismatic, floating or planar")
+        kind = JOINT_TYPES.get(type_text)
+        if kind is None:
+            raise UnsupportedJointType(
+                f"joint {name!r} has unknown type {type_text!r}",
+                location=where,
+                construct=type_text,
+                suggestion=did_you_mean(type_text, JOINT_TYPES) or "use one of " + ", ".join(JOINT_TYPES),
+            )
+        ends = {}
+        for end in ("parent", "child"):
+            end_el = element.find(end)
+            if end_el is None:
+                raise MissingAttribute(
+                    f"joint {name!r} has no <{end}>",
+                    location=where,
+                    construct=f"joint/{end}",
+                    suggestion=f'add <{end} link="..."/>',
+                )
+            ends[end] = v.required(end_el, "link")
+        joint = Joint(
+            name=name,
+            type=kind,
+            parent=ends["parent"],
+            child=ends["child"],
+            origin=self._pose(element.find("origin")),
+            location=where,
+        )
+        axis_el = element.find("axis")
+        if axis_el is not None:
+            axis = np.array(v.vector(axis_el, "xyz", 3, [1.0, 0.0, 0.0]))
+            norm = math.sqrt(float(axis @ axis))
+            if norm == 0.0 and kind not in (JointType.FIXED, JointType.FLOATING):
+                raise InvalidValue(
+                    f"joint {name!r} has a zero axis",
+                    location=v.where(axis_el),
+                    construct="axis/@xyz",
+                    suggestion='give the axis direction, e.g. xyz="0 0 1"',
+                )
+            if norm > 0.0:
+                joint.axis = axis / norm
+        limit_el = element.find("limit")
+        if limit_el is not None:
+            joint.limits = Limits(
+                lower=v.number(limit_el, "lower", 0.0),
+                upper=v.number(limit_el, "upper", 0.0),
+                effort=v.number(limit_el, "effort"),
+                velocity=v.number(limit_el, "velocity"),
+            )
+            if kind is JointType.CONTINUOUS:
+                joint.limits.lower = joint.limits.upper = None  # urdfdom and ROS ignore them
+            elif kind not in (JointType.REVOLUTE, JointType.PRISMATIC):
+                joint.limits.lower = joint.limits.upper = None
+        elif kind in (JointType.REVOLUTE, JointType.PRISMATIC):
+            raise MissingAttribute(
+                f"{type_text} joint {name!r} has no <limit>",
+                location=where,
+                construct="joint/limit",
+                suggestion='add <limit lower="..." upper="..." effort="..." velocity="..."/>',
+            )
+        dynamics_el = element.find("dynamics")
+        if dynamics_el is not None:
+            if "damping" not in dynamics_el.attrib and "friction" not in dynamics_el.attrib:
+                raise MissingAttribute(
+                    f"<dynamics> of joint {name!r} has neither damping nor friction",
+                    location=v.where(dynamics_el),
+                    construct="dynamics",
+                    suggestion='add damping="..." or friction="...", or remove <dynamics>',
+                )
+            joint.dynamics = Dynamics(
+                damping=v.number(dynamics_el, "damping", 0.0), friction=v.number(dynamics_el, "friction", 0.0)
+            )
+        mimic_el = element.find("mimic")
+        if mimic_el is not None:
+            joint.mimic = Mimic(
+                joint=v.required(mimic_el, "joint", "the joint to follow"),
+                multiplier=v.number(mimic_el, "multiplier", 1.0),
+                offset=v.number(mimic_el, "offset", 0.0),
+            )
+        safety_el = element.find("safety_controller")
+        if safety_el is not None:
+            joint.extras["safety_controller"] = {
+                "k_velocity": v.number(safety_el, "k_velocity"),
+                "k_position": v.number(safety_el, "k_position", 0.0),
+                "soft_lower_limit": v.number(safety_el, "soft_lower_limit", 0.0),
+                "soft_upper_limit": v.number(safety_el, "soft_upper_limit", 0.0),
+            }
+        calibration_el = element.find("calibration")
+        if calibration_el is not None:
+            joint.extras["calibration"] = {
+                key: v.number(calibration_el, key, None) for key in ("reference_position", "rising", "falling")
+            }
+        for child in element.children:
+            if child.tag not in _JOINT_CHILDREN:
+                joint.extras.setdefault("xml", []).append(self._keep(child, name, False))
+        return joint
+
+    # -- the tree ------------------------------------------------------------------------------
+    def _build_tree(self, root_el: Element, links: dict[str, Body], joints: dict[str, Joint]) -> None:
+        v = self.values
+        parent_joint: dict[str, Joint] = {}
+        children: dict[str, list[Joint]] = {}
+        for joint in joints.values():
+            for end in ("parent", "child"):
+                link = getattr(joint, end)
+                if link not in links:
+                    raise UnresolvedReference(
+                        f"{end} link {link!r} of joint {joint.name!r} is not defined",
+                        location=joint.location,
+                        construct=link,
+                        suggestion=did_you_mean(link, links) or f'add <link name="{link}"/>',
+                    )
+            if joint.child in parent_joint:
+                raise InvalidTree(
+                    f"link {joint.child!r} is the child of two joints, "
+                    f"{parent_joint[joint.child].name!r} and {joint.name!r}",
+                    location=joint.location,
+                    construct=joint.child,
+                    suggestion="a URDF is a tree: give each link at most one parent joint",
+                )
+            parent_joint[joint.child] = joint
+            children.setdefault(joint.parent, []).append(joint)
+        roots = [name for name in links if name not in parent_joint]
+        if not roots:
+            raise InvalidTree(
+                "no root link: every link is the child of a joint, so the joints form a loop",
+                location=v.where(root_el),
+                suggestion="remove one joint of the loop",
+            )
+        if len(roots) > 1:
+            raise InvalidTree(
+                f"two root links found: {roots[0]!r} and {roots[1]!r}",
+                location=v.where(root_el),
+                construct=roots[1],
+                suggestion=f"connect {roots[1]!r} to the tree with a joint",
+            )
+        model = self.model
+        order = [roots[0]]
+        for name in order:  # breadth-first: the list grows while we walk it
+            for joint in children.get(name, ()):
+                order.append(joint.child)
+        if len(order) != len(links):
+            stray = next(n for n in links if n not in set(order))
+            raise InvalidTree(
+                f"link {stray!r} is in a loop of joints that is not connected to the root",
+                location=links[stray].location,
+                construct=stray,
+                suggestion="remove one joint of the loop",
+            )
+        for name in order:
+            body = links[name]
+            joint = parent_joint.get(name)
+            if joint is not None:
+                body.parent = joint.parent
+                body.joints = (joint.name,)
+                body.pose = joint.origin
+            model.bodies[name] = body
+        for joint in joints.values():
+            model.joints[joint.name] = joint

@@ -1,0 +1,49 @@
+"""The hooks a robodesc plugin can implement. Their names and arguments are a public contract.
+
+A plugin is any module or object with functions marked `@robodesc.hookimpl`, registered under
+the `robodesc` entry-point group (or at run time with `robodesc.register_plugin`). The built-in
+URDF reader is a plugin registered exactly that way.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pluggy
+
+if TYPE_CHECKING:
+    from ..core.model import Model
+    from ..core.resources import LoadContext
+    from .spec import FormatSpec
+
+hookspec = pluggy.HookspecMarker("robodesc")
+hookimpl = pluggy.HookimplMarker("robodesc")
+
+
+@hookspec
+def robodesc_formats() -> list[FormatSpec]:
+    """Return the formats this plugin provides.
+
+    Each `FormatSpec` names the format, the file extensions it claims, a reader
+    `read(data: bytes, context: LoadContext) -> Model`, optionally a `sniff(head: bytes) -> bool`
+    that recognises the format from the start of a file (used when the extension is ambiguous,
+    e.g. `.xml`), and optionally a writer `write(model) -> str`.
+    Two plugins returning the same format name is a conflict: that format then refuses to load
+    and names both plugins; every other format keeps working.
+    """
+
+
+@hookspec(firstresult=True)
+def robodesc_resolve_uri(uri: str, context: LoadContext) -> str | None:
+    """Return a local path for `uri` (package://, model://, file://, relative or custom), or None.
+
+    The first non-None answer wins; plugins registered later are asked first, and the built-in
+    resolver (search_paths, ROS_PACKAGE_PATH, AMENT_PREFIX_PATH, the Gazebo resource variables)
+    is asked last. A resolver may record the paths it tried in `context.tried[uri]` so that a miss
+    can list them.
+    """
+
+
+@hookspec
+def robodesc_model_loaded(model: Model, context: LoadContext) -> None:
+    """Post-process every model after a reader produced it (add diagnostics, extras, ...)."""

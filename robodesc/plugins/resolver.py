@@ -1,0 +1,13 @@
+"""The built-in URI resolver, registered through the `robodesc` entry points like any plugin."""
+
+from __future__ import annotations
+
+from ..core.resources import LoadContext, resolve_path
+from .hookspecs import hookimpl
+
+
+@hookimpl(trylast=True)
+def robodesc_resolve_uri(uri: str, context: LoadContext) -> str | None:
+    path, tried = resolve_path(uri, context.base_dir, context.search_paths)
+    context.tried.setdefault(uri, []).extend(tried)
+    return path
