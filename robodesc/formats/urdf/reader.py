@@ -8,6 +8,7 @@ loading; an unresolvable one is a diagnostic, not an error.
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 
@@ -39,6 +40,7 @@ JOINT_TYPES = {
     "floating": JointType.FLOATING,
     "planar": JointType.PLANAR,
 }
+_VERSION = re.compile(r"\s*\+?(\d+)\.(\d+)")
 EXTENSION_TAGS = {"gazebo", "transmission", "ros2_control"}
 _JOINT_CHILDREN = {
     "origin",
@@ -126,6 +128,7 @@ class _UrdfReader:
                 suggestion="is this the right format? pass format=... to choose another",
             )
         name = v.required(root, "name", "the robot's name")
+        self._check_version(root)
         model = self.model = Model(name=name, format="urdf", source=self.context.source)
         links: dict[str, Body] = {}
         joints: dict[str, Joint] = {}
@@ -161,6 +164,20 @@ class _UrdfReader:
                 )
         return model
 
+    def _check_version(self, root: Element) -> None:
+        """urdfdom accepts only version="1.0" (written as major.minor) when the attribute is given."""
+        text = root.get("version")
+        if text is None:
+            return
+        match = _VERSION.fullmatch(text)
+        if match is None or (int(match.group(1)), int(match.group(2))) != (1, 0):
+            raise MalformedValue(
+                f"URDF version {text!r} is not supported; only 1.0 is",
+                location=self.values.where(root),
+                construct="robot/@version",
+                suggestion='write version="1.0" or leave it out',
+            )
+
     # -- materials ----------------------------------------------------------------------------
     def _material(self, element: Element) -> Material:
         v = self.values
@@ -177,11 +194,12 @@ class _UrdfReader:
         name = self._unique_name(element, self.model.materials, "material")
         material = self._material(element)
         if material.color is None and material.texture is None:
-            raise MissingAttribute(
+            self.model.diagnose(
+                Severity.WARNING,
+                "empty-material",
                 f"material {name!r} has neither a color nor a texture",
-                location=self.values.where(element),
-                construct=name,
-                suggestion='add <color rgba="r g b a"/> or <texture filename="..."/>',
+                self.values.where(element),
+                'add <color rgba="r g b a"/> or <texture filename="..."/>',
             )
         self.model.materials[name] = material
 
@@ -197,14 +215,13 @@ class _UrdfReader:
                     shape.material = materials[name]
             elif shape.material.color is not None or shape.material.texture is not None:
                 materials[name] = shape.material
-            else:
-                where = visual.find("material")
-                raise UnresolvedReference(
+            else:  # urdfdom 3 and later only warn here
+                self.model.diagnose(
+                    Severity.WARNING,
+                    "undefined-material",
                     f"link {body.name!r} uses material {name!r}, which is not defined",
-                    location=self.values.where(where),
-                    construct=name,
-                    suggestion=did_you_mean(name, materials)
-                    or f'define <material name="{name}"> with a <color> at robot level',
+                    self.values.where(visual.find("material")),
+                    did_you_mean(name, materials) or f'define <material name="{name}"> with a <color>',
                 )
 
     # -- links ---------------------------------------------------------------------------------
