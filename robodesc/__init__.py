@@ -35,7 +35,7 @@ from .core import (
     Mimic,
     Model,
     Plane,
-    PoseBatch,
+    Poses,
     Severity,
     Shape,
     Sphere,
@@ -62,6 +62,11 @@ from .core.errors import (
     XMLSyntaxError,
 )
 from .plugins import FormatSpec, PluginWarning, default_registry, hookimpl
+
+# The subpackage `robodesc.formats` is imported here, before the function `formats()` below takes
+# its name: importing a submodule later (as loading a built-in format does) would otherwise
+# rebind `robodesc.formats` to the package and shadow the function.
+from . import formats as _formats_package  # noqa: F401, E402  isort: skip
 
 __version__ = "0.1.0"
 
@@ -162,7 +167,7 @@ __all__ = [
     "Plane",
     "PluginError",
     "PluginWarning",
-    "PoseBatch",
+    "Poses",
     "ResourceNotFound",
     "RobodescError",
     "Severity",

@@ -6,7 +6,7 @@ Nothing here imports from `robodesc.formats` or `robodesc.plugins`.
 from .diagnostics import Diagnostic, Severity
 from .errors import Location, RobodescError
 from .geometry import Box, Capsule, Cylinder, Ellipsoid, Geometry, Heightfield, Material, Mesh, Plane, Shape, Sphere
-from .kinematics import Kinematics, PoseBatch
+from .kinematics import Kinematics, Poses
 from .model import Body, Dynamics, Extra, Frame, Inertial, Joint, JointType, Limits, Mimic, Model
 from .resources import LoadContext
 
@@ -34,7 +34,7 @@ __all__ = [
     "Mimic",
     "Model",
     "Plane",
-    "PoseBatch",
+    "Poses",
     "RobodescError",
     "Severity",
     "Shape",

@@ -9,22 +9,66 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
-from dataclasses import dataclass
+from typing import Any
 
 
-@dataclass(frozen=True)
 class Location:
-    """Where something sits in a description file. Every field is optional."""
+    """Where something sits in a description file. Every field is optional.
 
-    file: str | None = None
-    line: int | None = None
-    column: int | None = None
-    element: str | None = None  # element path, e.g. "/robot/joint[@name='elbow']/axis"
+    `element` is an element path such as ``/robot/joint[@name='elbow']/axis``. A reader may pass
+    `node=(document, element)` instead of `line` and `element`, where `document` has
+    `line_of(element)` and `path_of(element)`: both are then worked out only when someone reads
+    them, which keeps loading fast when nothing goes wrong.
+    """
+
+    __slots__ = ("file", "column", "_line", "_element", "_node")
+
+    def __init__(
+        self,
+        file: str | None = None,
+        line: int | None = None,
+        column: int | None = None,
+        element: str | None = None,
+        node: tuple[Any, Any] | None = None,
+    ) -> None:
+        self.file = file
+        self.column = column
+        self._line = line
+        self._element = element
+        self._node = node
+
+    @property
+    def line(self) -> int | None:
+        if self._line is None and self._node is not None:
+            document, element = self._node
+            self._line = document.line_of(element)
+        return self._line
+
+    @property
+    def element(self) -> str | None:
+        if self._element is None and self._node is not None:
+            document, element = self._node
+            self._element = document.path_of(element)
+        return self._element
+
+    def _key(self) -> tuple:
+        return (self.file, self.line, self.column, self.element)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Location) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"Location(file={self.file!r}, line={self.line!r}, column={self.column!r}, element={self.element!r})"
 
     def __str__(self) -> str:
         parts = []
         if self.file:
             parts.append(self.file)
+        elif self.line is not None:
+            parts.append("<string>")
         if self.line is not None:
             parts.append(str(self.line))
             if self.column is not None:

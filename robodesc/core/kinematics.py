@@ -1,56 +1,72 @@
 """Forward kinematics, compiled once per model into flat numpy arrays.
 
 Every body's pose in its parent is a product of per-joint terms (see `model.py`). Compiling
-turns the model into index arrays so that one configuration or a batch of N configurations is
-evaluated with a fixed number of numpy calls: all joint motions of one type at once, then one
-batched matrix product per tree depth — never a Python loop over configurations.
+turns the model into arrays so that one configuration, or a batch of N configurations, is
+evaluated with a fixed number of numpy calls, never a Python loop over configurations:
+
+* A body moved by one single-valued joint (revolute, continuous, prismatic, screw) or by none
+  has a local pose that is linear in ``(1, sin q, 1 - cos q, q)``; the four coefficient
+  matrices are precomputed, so all such local poses come from one matrix product.
+* Bodies moved by several joints or by ball/floating/planar/universal joints are evaluated per
+  body, vectorised over configurations.
+* World poses: for one configuration, pointer jumping (log2(depth) batched products); for a
+  batch, one batched product per tree depth, in chunks that stay in cache and run on threads.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from math import cos as math_cos
+from math import sin as math_sin
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .errors import ConfigurationError, InvalidTree, UnresolvedReference, did_you_mean
-from .model import JOINT_DOF, JointType
+from .model import JointType
 from .transforms import invert_pose, skew
 
 if TYPE_CHECKING:
     from .model import Joint, Model
 
-_CHUNK_ELEMENTS = 1 << 16  # bodies x configurations evaluated per pass: keeps work arrays in cache
-_ONE_AXIS = (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC, JointType.SCREW)
+_CHUNK_ELEMENTS = 1 << 15  # bodies x configurations evaluated per pass: keeps work arrays in cache
+_LINEAR_TYPES = (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC, JointType.SCREW)
 
 
-@dataclass
-class PoseBatch:
-    """World poses at N configurations: `array[n, k]` is the 4x4 pose of `names[k]`."""
+class Poses(Mapping):
+    """Poses by body or frame name: a read-only mapping over one array.
 
-    names: list[str]
-    array: np.ndarray  # (N, len(names), 4, 4)
+    From `forward_kinematics`, `array` is (K, 4, 4) and `poses[name]` a 4x4 world pose; from
+    `forward_kinematics_batch`, `array` is (N, K, 4, 4) and `poses[name]` is (N, 4, 4).
+    `names[k]` names `array[..., k, :, :]`.
+    """
 
-    def __post_init__(self) -> None:
-        self._index = {name: k for k, name in enumerate(self.names)}
+    def __init__(self, names: list[str], index: dict[str, int], array: np.ndarray) -> None:
+        self.names = names
+        self._index = index
+        self.array = array
 
     def __getitem__(self, name: str) -> np.ndarray:
-        """The (N, 4, 4) poses of one body or frame."""
         try:
-            return self.array[:, self._index[name]]
-        except KeyError:
+            return self.array[..., self._index[name], :, :]
+        except (KeyError, TypeError):
             raise UnresolvedReference(
-                f"no body or frame named {name!r}", construct=name, suggestion=did_you_mean(name, self.names)
+                f"no body or frame named {name!r}", construct=str(name), suggestion=did_you_mean(str(name), self.names)
             ) from None
 
+    def __contains__(self, name: object) -> bool:
+        return name in self._index
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names)
+
     def __len__(self) -> int:
-        return self.array.shape[0]
+        return len(self.names)
 
-
-def _motion_matrix(joint: Joint, value: np.ndarray) -> np.ndarray:
-    """M(value) for one joint, used only while compiling (to fold in M(reference)^-1)."""
-    return _motions(joint.type, [joint], value.reshape(1, 1, -1))[0, 0]
+    def __repr__(self) -> str:
+        return f"Poses({len(self.names)} names, array shape {self.array.shape})"
 
 
 def _planar_basis(axis: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -128,137 +144,128 @@ class Kinematics:
 
     `joint_names` are the joints that take a value (mimic followers and fixed joints do not),
     `layout[name]` their slice in a configuration vector of length `nq`, `reference` the vector
-    at which the model stands as written.
+    at which the model stands as written. `names` lists bodies (parents before children) then
+    frames: the order of `Poses.array`.
     """
 
     def __init__(self, model: Model) -> None:
-        bodies = list(model.bodies.values())
+        bodies = _by_depth(list(model.bodies.values()))
         self.body_names = [b.name for b in bodies]
         self.frame_names = list(model.frames)
         self.names = self.body_names + self.frame_names
+        self._index = {name: k for k, name in enumerate(self.names)}
         body_index = {name: i for i, name in enumerate(self.body_names)}
+        joints = model.joints
 
         # Configuration layout: independent joints in tree order.
         self.joint_names: list[str] = []
         self.layout: dict[str, slice] = {}
         reference: list[float] = []
-        followers: list[Joint] = []
-        self._ignored = set()
+        self._ignored: set[str] = set()
         for body in bodies:
             for jname in body.joints:
-                joint = model.joints[jname]
-                if joint.dof == 0:
+                joint = joints[jname]
+                if joint.dof == 0 or joint.mimic is not None:
                     self._ignored.add(jname)
-                elif joint.mimic is not None:
-                    followers.append(joint)
-                    self._ignored.add(jname)
-                else:
-                    start = len(reference)
-                    ref = np.atleast_1d(np.asarray(joint.reference, dtype=float))
-                    if ref.size != joint.dof:
-                        ref = _default_value(joint)
-                    reference.extend(ref.tolist())
-                    self.layout[jname] = slice(start, start + joint.dof)
-                    self.joint_names.append(jname)
+                    continue
+                start = len(reference)
+                reference.extend(_reference_value(joint).tolist())
+                self.layout[jname] = slice(start, start + joint.dof)
+                self.joint_names.append(jname)
         self.nq = len(reference)
         self.reference = np.array(reference)
+        source = self._value_sources(bodies, joints)
 
-        # Mimic followers get a column after the independent values, computed leader first.
-        value_column = {name: sl.start for name, sl in self.layout.items()}
-        self._mimic: list[tuple[int, int, float, float]] = []  # (column, leader column, mult, offset)
-        pending = list(followers)
-        while pending:
-            progressed = False
-            for joint in list(pending):
-                leader = model.joints.get(joint.mimic.joint)
+        # Per body: the four coefficient matrices of its local pose, or the terms of a chain.
+        count = len(bodies)
+        self._basis = np.zeros((count, 4, 16))
+        self._src = np.full(count, self.nq)
+        self._mult = np.zeros(count)
+        self._off = np.zeros(count)
+        self._special: list[tuple[int, list[tuple[Joint, np.ndarray, np.ndarray, Any]]]] = []
+        parent = np.full(count, count)  # `count` stands for "no parent" (the identity)
+        for i, body in enumerate(bodies):
+            if body.parent is not None:
+                parent[i] = body_index[body.parent]
+            moving = [joints[j] for j in body.joints if joints[j].dof > 0]
+            if not moving:
+                self._basis[i, 0] = np.asarray(body.pose, dtype=float).reshape(16)
+            elif len(moving) == 1 and moving[0].type in _LINEAR_TYPES:
+                joint = moving[0]
+                self._src[i], self._mult[i], self._off[i] = source[joint.name]
+                self._basis[i] = _linear_basis(joint, body.pose)
+            else:
+                terms = []
+                for joint in moving:
+                    origin = np.asarray(joint.origin, dtype=float)
+                    motion = _motions(joint.type, [joint], _reference_value(joint).reshape(1, 1, -1))[0, 0]
+                    terms.append((joint, origin @ np.linalg.inv(motion), invert_pose(origin), source[joint.name]))
+                last = terms[-1]
+                terms[-1] = (last[0], last[1], last[2] @ body.pose, last[3])
+                self._special.append((i, terms))
+
+        # World poses: tree levels (contiguous, since bodies are sorted by depth) for batches,
+        # ancestor-pointer jumps for a single configuration.
+        self._roots = int(np.count_nonzero(parent == count))
+        self._levels: list[tuple[int, int, np.ndarray]] = []
+        start = self._roots
+        while start < count:
+            level_parents = parent[start:]
+            stop = start + next((k for k, p in enumerate(level_parents) if p >= start), count - start)
+            self._levels.append((start, stop, parent[start:stop]))
+            start = stop
+        self._jumps: list[np.ndarray] = []
+        pointer = np.append(parent, count)
+        while np.any(pointer[:count] != count):
+            self._jumps.append(pointer[:count].copy())
+            pointer = pointer[pointer]
+        self._frame_body = np.array([body_index[f.body] for f in model.frames.values()], dtype=int)
+        self._frame_pose = np.array([f.pose for f in model.frames.values()], dtype=float).reshape(-1, 4, 4)
+
+    def _value_sources(self, bodies: list, joints: Mapping[str, Joint]) -> dict[str, Any]:
+        """Where each moving joint's value comes from: (column, multiplier, offset) for one-valued
+        joints — a mimic follower reads its (ultimate) leader's column — or a slice otherwise."""
+        zero = self.nq  # a column that always holds 0 (a fixed joint as leader)
+        source: dict[str, Any] = {}
+
+        def resolve(joint: Joint, seen: tuple[str, ...]) -> Any:
+            if joint.name in source:
+                return source[joint.name]
+            if joint.mimic is None:
+                sl = self.layout.get(joint.name)
+                result = (sl.start, 1.0, 0.0) if joint.dof == 1 else sl
+            else:
+                if joint.name in seen:
+                    raise ConfigurationError(
+                        "mimic joints form a loop: " + " -> ".join((*seen, joint.name)),
+                        location=joint.location,
+                        construct=joint.name,
+                    )
+                leader = joints.get(joint.mimic.joint)
                 if leader is None:
                     raise UnresolvedReference(
                         f"joint {joint.name!r} mimics unknown joint {joint.mimic.joint!r}",
                         location=joint.location,
                         construct=joint.mimic.joint,
-                        suggestion=did_you_mean(joint.mimic.joint, model.joints),
+                        suggestion=did_you_mean(joint.mimic.joint, joints),
                     )
                 if joint.dof != 1 or leader.dof > 1:
                     raise ConfigurationError(
-                        f"mimic joint {joint.name!r} and its leader must have one value each", location=joint.location
+                        f"mimic joint {joint.name!r} and its leader must take one value each",
+                        location=joint.location,
+                        construct=joint.name,
                     )
-                if leader.dof == 0:
-                    lead_col = -1
-                elif leader.name in value_column:
-                    lead_col = value_column[leader.name]
-                else:
-                    continue
-                column = self.nq + len(self._mimic)
-                value_column[joint.name] = column
-                self._mimic.append((column, lead_col, joint.mimic.multiplier, joint.mimic.offset))
-                pending.remove(joint)
-                progressed = True
-            if not progressed:
-                raise ConfigurationError(
-                    "mimic joints form a loop: " + ", ".join(j.name for j in pending), location=pending[0].location
-                )
-        self._nv = self.nq + len(self._mimic)
+                column, mult, off = (zero, 0.0, 0.0) if leader.dof == 0 else resolve(leader, (*seen, joint.name))
+                m, o = joint.mimic.multiplier, joint.mimic.offset
+                result = (column, m * mult, m * off + o)
+            source[joint.name] = result
+            return result
 
-        # Per body: its constant local pose, or the moving joint terms that make it.
-        self._local0 = np.array([b.pose for b in bodies]).reshape(len(bodies), 4, 4)
-        self._parent = np.full(len(bodies), -1)
-        depth = np.zeros(len(bodies), dtype=int)
-        slots: list[tuple[Joint, np.ndarray, int]] = []  # (joint, pre-matrix, value column)
-        single: list[tuple[int, int]] = []  # (body, slot) where local = G[slot]
-        single_post: list[tuple[int, int, np.ndarray]] = []  # local = G[slot] @ post
-        chains: list[tuple[int, list[tuple[int, np.ndarray]]]] = []  # local = prod(G @ post)
-        for i, body in enumerate(bodies):
-            if body.parent is not None:
-                if body.parent not in body_index or body_index[body.parent] >= i:
-                    raise InvalidTree(
-                        f"body {body.name!r} comes before its parent {body.parent!r}", location=body.location
-                    )
-                self._parent[i] = body_index[body.parent]
-                depth[i] = depth[self._parent[i]] + 1
-            terms = []
+        for body in bodies:
             for jname in body.joints:
-                joint = model.joints[jname]
-                if joint.dof == 0:
-                    continue
-                origin = np.asarray(joint.origin, dtype=float)
-                ref = np.atleast_1d(np.asarray(joint.reference, dtype=float))
-                if ref.size != joint.dof:
-                    ref = _default_value(joint)
-                pre = origin @ invert_pose(_motion_matrix(joint, ref))
-                slots.append((joint, pre, value_column[jname]))
-                terms.append((len(slots) - 1, invert_pose(origin)))
-            if not terms:
-                continue
-            if len(terms) == 1:
-                post = terms[0][1] @ body.pose
-                if np.allclose(post, np.eye(4), rtol=0.0, atol=1e-15):
-                    single.append((i, terms[0][0]))
-                else:
-                    single_post.append((i, terms[0][0], post))
-            else:
-                terms[-1] = (terms[-1][0], terms[-1][1] @ body.pose)
-                chains.append((i, terms))
-
-        self._single_body = np.array([b for b, _ in single], dtype=int)
-        self._single_slot = np.array([s for _, s in single], dtype=int)
-        self._single_post = single_post
-        self._chains = chains
-        self._pre = np.array([p for _, p, _ in slots]).reshape(len(slots), 4, 4)
-        self._groups = []  # per joint type: (type, slot indices, joints, value columns (J, dof))
-        by_type: dict[JointType, list[int]] = {}
-        for s, (joint, _, _) in enumerate(slots):
-            by_type.setdefault(joint.type, []).append(s)
-        for kind, idx in by_type.items():
-            joints = [slots[s][0] for s in idx]
-            cols = np.array([[slots[s][2] + k for k in range(JOINT_DOF[kind])] for s in idx], dtype=int)
-            self._groups.append((kind, np.array(idx), joints, cols))
-        self._levels = []
-        for d in range(1, int(depth.max(initial=0)) + 1):
-            idx = np.nonzero(depth == d)[0]
-            self._levels.append((idx, self._parent[idx]))
-        self._roots = np.nonzero(self._parent < 0)[0]
-        self._frame_body = np.array([body_index[f.body] for f in model.frames.values()], dtype=int)
-        self._frame_pose = np.array([f.pose for f in model.frames.values()]).reshape(len(self._frame_body), 4, 4)
+                if joints[jname].dof > 0:
+                    resolve(joints[jname], ())
+        return source
 
     # -- configuration handling ----------------------------------------------------------------
     def vector(self, positions: Mapping[str, Any] | Sequence[float] | np.ndarray | None) -> np.ndarray:
@@ -266,7 +273,7 @@ class Kinematics:
         if positions is None:
             return self.reference.copy()
         if not isinstance(positions, Mapping):
-            q = np.asarray(positions, dtype=float)
+            q = _floats(positions, "the configuration vector")
             if q.shape != (self.nq,):
                 raise ConfigurationError(f"expected a configuration vector of length {self.nq}, got shape {q.shape}")
             return q
@@ -275,16 +282,14 @@ class Kinematics:
             sl = self._slice(name)
             if sl is None:
                 continue
-            try:
-                v = np.asarray(value, dtype=float).reshape(-1)
-            except (TypeError, ValueError):
-                raise ConfigurationError(f"joint {name!r} was given {value!r}, which is not a number") from None
+            v = _floats(value, f"joint {name!r}").reshape(-1)
             if v.size != sl.stop - sl.start:
                 raise ConfigurationError(f"joint {name!r} takes {sl.stop - sl.start} value(s), got {v.size}")
             q[sl] = v
         return q
 
     def _slice(self, name: str) -> slice | None:
+        """The columns of joint `name`, None for a joint without a value of its own (fixed, mimic)."""
         sl = self.layout.get(name)
         if sl is None and name not in self._ignored:
             known = list(self.layout) + list(self._ignored)
@@ -292,77 +297,155 @@ class Kinematics:
         return sl
 
     def matrix(self, positions: Mapping[str, Any] | np.ndarray) -> np.ndarray:
-        """An (N, nq) configuration matrix from an array or a mapping of per-joint (N, ...) arrays."""
+        """An (N, nq) configuration matrix from an array or a mapping of per-joint (N,) or (N, k) arrays."""
         if not isinstance(positions, Mapping):
-            q = np.asarray(positions, dtype=float)
+            q = _floats(positions, "the configuration array")
             if q.ndim != 2 or q.shape[1] != self.nq:
                 raise ConfigurationError(f"expected an array of shape (N, {self.nq}), got {q.shape}")
             return q
-        arrays = {}
+        columns: list[tuple[slice, np.ndarray]] = []
         count = None
         for name, value in positions.items():
             sl = self._slice(name)
             if sl is None:
                 continue
-            v = np.asarray(value, dtype=float)
+            v = _floats(value, f"joint {name!r}")
             width = sl.stop - sl.start
-            v = v.reshape(v.shape[0], width) if v.ndim >= 1 and v.size == v.shape[0] * width else None
-            if v is None or (count is not None and v.shape[0] != count):
+            if v.ndim == 0 or v.size != v.shape[0] * width or (count is not None and v.shape[0] != count):
                 raise ConfigurationError(
                     f"joint {name!r} needs an array of shape (N,) or (N, {width}) with the same N as the other joints"
                 )
             count = v.shape[0]
-            arrays[sl] = v
+            columns.append((sl, v.reshape(count, width)))
         q = np.tile(self.reference, (count or 1, 1))
-        for sl, v in arrays.items():
+        for sl, v in columns:
             q[:, sl] = v
         return q
 
     # -- evaluation -----------------------------------------------------------------------------
-    def forward(
-        self, positions: Mapping[str, Any] | Sequence[float] | np.ndarray | None = None
-    ) -> dict[str, np.ndarray]:
-        poses = self._evaluate(self.vector(positions)[None, :])[0]
-        return dict(zip(self.names, poses))
+    # -- evaluation -----------------------------------------------------------------------------
+    def forward(self, positions: Mapping[str, Any] | Sequence[float] | np.ndarray | None = None) -> Poses:
+        q = self.vector(positions)
+        out = np.empty((1, len(self.names), 4, 4))
+        self._evaluate(q[None, :], out, single=True)
+        return Poses(self.names, self._index, out[0])
 
-    def forward_batch(self, positions: Mapping[str, Any] | np.ndarray) -> PoseBatch:
+    def forward_batch(self, positions: Mapping[str, Any] | np.ndarray) -> Poses:
         q = self.matrix(positions)
         out = np.empty((q.shape[0], len(self.names), 4, 4))
         step = max(1, _CHUNK_ELEMENTS // max(1, len(self.names)))
-        for start in range(0, q.shape[0], step):
-            out[start : start + step] = self._evaluate(q[start : start + step])
-        return PoseBatch(list(self.names), out)
+        chunks = [slice(start, start + step) for start in range(0, q.shape[0], step)]
+        workers = min(len(chunks), _cpu_count())
+        if workers > 1:  # numpy releases the GIL in its inner loops: chunks overlap on cores
+            with ThreadPoolExecutor(workers) as pool:
+                list(pool.map(lambda sl: self._evaluate(q[sl], out[sl]), chunks))
+        else:
+            for sl in chunks:
+                self._evaluate(q[sl], out[sl])
+        return Poses(self.names, self._index, out)
 
-    def _evaluate(self, q: np.ndarray) -> np.ndarray:
+    def _evaluate(self, q: np.ndarray, out: np.ndarray, single: bool = False) -> None:
+        """World poses of every body and frame for configurations q (n, nq), written into out."""
         n = q.shape[0]
-        if not np.all(np.isfinite(q)):
+        if not np.isfinite(q).all():
             raise ConfigurationError("joint values must be finite numbers")
-        values = np.empty((n, self._nv))
-        values[:, : self.nq] = q
-        for column, lead, mult, offset in self._mimic:
-            values[:, column] = mult * (values[:, lead] if lead >= 0 else 0.0) + offset
-        g = np.empty((n, len(self._pre), 4, 4))
-        for kind, idx, joints, cols in self._groups:
-            g[:, idx] = self._pre[idx] @ _motions(kind, joints, values[:, cols])
-        nb = len(self.body_names)
-        out = np.empty((n, len(self.names), 4, 4))
-        local = np.broadcast_to(self._local0, (n, nb, 4, 4)).copy()
-        if len(self._single_body):
-            local[:, self._single_body] = g[:, self._single_slot]
-        for body, slot, post in self._single_post:
-            local[:, body] = g[:, slot] @ post
-        for body, terms in self._chains:
-            acc = g[:, terms[0][0]] @ terms[0][1]
-            for slot, post in terms[1:]:
-                acc = acc @ g[:, slot] @ post
+        qext = np.zeros((n, self.nq + 1))
+        qext[:, : self.nq] = q
+        qb = qext[:, self._src] * self._mult + self._off
+        coef = np.empty((n, len(self.body_names), 1, 4))
+        coef[..., 0, 0] = 1.0
+        coef[..., 0, 1] = np.sin(qb)
+        coef[..., 0, 2] = 1.0 - np.cos(qb)
+        coef[..., 0, 3] = qb
+        local = (coef @ self._basis).reshape(n, -1, 4, 4)
+        for body, terms in self._special:
+            acc = None
+            for joint, pre, post, src in terms:
+                if isinstance(src, slice):
+                    values = qext[:, src]
+                else:
+                    values = (qext[:, src[0]] * src[1] + src[2])[:, None]
+                term = pre @ _motions(joint.type, [joint], values[:, None, :])[:, 0] @ post
+                acc = term if acc is None else acc @ term
             local[:, body] = acc
+        nb = len(self.body_names)
         world = out[:, :nb]
-        world[:, self._roots] = local[:, self._roots]
-        for idx, parent in self._levels:
-            world[:, idx] = world[:, parent] @ local[:, idx]
+        if single:
+            chain = np.empty((nb + 1, 4, 4))
+            chain[:nb] = local[0]
+            chain[nb] = np.eye(4)
+            for pointer in self._jumps:
+                chain[:nb] = chain[pointer] @ chain[:nb]
+            world[0] = chain[:nb]
+        else:
+            world[:, : self._roots] = local[:, : self._roots]
+            for start, stop, parents in self._levels:
+                np.matmul(world[:, parents], local[:, start:stop], out=world[:, start:stop])
         if len(self._frame_body):
             out[:, nb:] = world[:, self._frame_body] @ self._frame_pose
-        return out
+
+
+def _floats(value: Any, what: str) -> np.ndarray:
+    """`value` as a float array, or a ConfigurationError naming `what`."""
+    try:
+        return np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ConfigurationError(f"{what} was given {value!r}, which is not made of numbers") from None
+
+
+def _cpu_count() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def _by_depth(bodies: list) -> list:
+    """Bodies sorted by tree depth (stable), so every level of the tree is one contiguous run."""
+    depth: dict[str, int] = {}
+    for body in bodies:
+        if body.parent is None:
+            depth[body.name] = 0
+        elif body.parent in depth:
+            depth[body.name] = depth[body.parent] + 1
+        else:
+            raise InvalidTree(
+                f"body {body.name!r} comes before its parent {body.parent!r} (or the parent is missing)",
+                location=body.location,
+                construct=body.name,
+            )
+    return sorted(bodies, key=lambda b: depth[b.name])
+
+
+def _linear_basis(joint: Joint, body_pose: np.ndarray) -> np.ndarray:
+    """The (4, 16) matrices B_k with local(q) = B_0 + sin q B_1 + (1 - cos q) B_2 + q B_3.
+
+    The joint motion is M(q) = I + sin q K + (1 - cos q) K^2 + q T (Rodrigues' formula for the
+    rotation, T the translation per unit value); local = origin M(ref)^-1 M(q) origin^-1 pose.
+    """
+    axis = np.asarray(joint.axis, dtype=float)
+    e = np.zeros((4, 4, 4))
+    e[0] = np.eye(4)
+    if joint.type is not JointType.PRISMATIC:
+        k = skew(axis)
+        e[1, :3, :3] = k
+        e[2, :3, :3] = k @ k
+    if joint.type is JointType.PRISMATIC:
+        e[3, :3, 3] = axis
+    elif joint.type is JointType.SCREW:
+        e[3, :3, 3] = axis * joint.pitch
+    ref = float(_reference_value(joint)[0])
+    at_ref = e[0] + math_sin(ref) * e[1] + (1.0 - math_cos(ref)) * e[2] + ref * e[3]
+    origin = np.asarray(joint.origin, dtype=float)
+    pre = origin @ np.linalg.inv(at_ref)
+    post = invert_pose(origin) @ np.asarray(body_pose, dtype=float)
+    return np.stack([(pre @ e[k] @ post).reshape(16) for k in range(4)])
+
+
+def _reference_value(joint: Joint) -> np.ndarray:
+    """The joint's reference as a flat vector of its value size (identity value if unset or mis-sized)."""
+    ref = np.atleast_1d(np.asarray(joint.reference, dtype=float)).reshape(-1)
+    return ref if ref.size == joint.dof else _default_value(joint)
 
 
 def _default_value(joint: Joint) -> np.ndarray:

@@ -29,7 +29,7 @@ from .geometry import Material, Shape
 from .transforms import IDENTITY, invert_pose
 
 if TYPE_CHECKING:
-    from .kinematics import Kinematics, PoseBatch
+    from .kinematics import Kinematics, Poses
 
 
 class JointType(str, Enum):
@@ -104,16 +104,25 @@ class Mimic:
 
 @dataclass
 class Extra:
-    """Something a reader kept but does not model: its raw XML and where it came from.
+    """Something a reader kept but does not model, with where it came from.
 
-    `owner` is the body or joint it was found in (None for the model level).
+    `owner` is the body or joint it was found in (None for the model level). `source` is the XML
+    text, or a function that renders it: `xml` calls it on first use, so keeping large extension
+    blocks costs nothing while loading.
     """
 
     tag: str
-    xml: str
+    source: Any = field(repr=False)
     location: Location = Location()
     owner: str | None = None
     attributes: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def xml(self) -> str:
+        """The element as XML text."""
+        if callable(self.source):
+            self.source = self.source()
+        return self.source
 
 
 @dataclass
@@ -265,17 +274,15 @@ class Model:
     def rebuild_kinematics(self) -> None:
         self._kinematics = None
 
-    def forward_kinematics(
-        self, positions: Mapping[str, Any] | Sequence[float] | np.ndarray | None = None
-    ) -> dict[str, np.ndarray]:
-        """World pose (4x4) of every body and frame at one configuration.
+    def forward_kinematics(self, positions: Mapping[str, Any] | Sequence[float] | np.ndarray | None = None) -> Poses:
+        """World pose (4x4) of every body and frame at one configuration, as a name -> pose mapping.
 
         `positions` maps joint names to values (joints left out sit at their reference), or is
         a vector laid out as `kinematics.layout`.
         """
         return self.kinematics.forward(positions)
 
-    def forward_kinematics_batch(self, positions: Mapping[str, Any] | np.ndarray) -> PoseBatch:
+    def forward_kinematics_batch(self, positions: Mapping[str, Any] | np.ndarray) -> Poses:
         """World poses at N configurations at once: an (N, nq) array or a mapping of (N,...) arrays."""
         return self.kinematics.forward_batch(positions)
 

@@ -34,48 +34,64 @@ def _split_scheme(uri: str, scheme: str) -> tuple[str, str] | None:
     return name, rest
 
 
-def candidate_paths(uri: str, base_dir: str | None, search_paths: Iterable[str]) -> list[str]:
-    """Every local path the built-in rules would try for `uri`, in order."""
+def package_roots(name: str, base_dir: str | None, search_paths: Iterable[str]) -> list[str]:
+    """Folders that may hold ROS package `name`, in the order they are tried."""
+    out = []
+    for root in [*search_paths, *_env_paths(PACKAGE_PATH_VARIABLES)]:
+        if os.path.basename(os.path.normpath(root)) == name:
+            out.append(root)
+        out.append(os.path.join(root, name))
+    out.extend(os.path.join(prefix, "share", name) for prefix in _env_paths(AMENT_PATH_VARIABLES))
+    folder = os.path.abspath(base_dir or os.getcwd())
+    while True:  # the source-tree layout: an ancestor folder named NAME, or holding NAME
+        if os.path.basename(folder) == name:
+            out.append(folder)
+        out.append(os.path.join(folder, name))
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return out
+        folder = parent
+
+
+def resolve_path(
+    uri: str, base_dir: str | None, search_paths: Iterable[str], cache: dict[Any, Any] | None = None
+) -> tuple[str | None, list[str]]:
+    """(local path or None, the paths tried) for `uri`; checks existence only.
+
+    `package://NAME/rest` finds the package folder first (as `rospack find` does: the first
+    folder that exists wins) and then looks for `rest` inside it only. `cache` (one per load)
+    remembers package folders, so a robot with hundreds of meshes stats each folder once.
+    """
     search_paths = list(search_paths)
     base = base_dir or os.getcwd()
     package = _split_scheme(uri, "package://")
     if package is not None:
         name, rest = package
-        out = []
-        for root in [*search_paths, *_env_paths(PACKAGE_PATH_VARIABLES)]:
-            out.append(os.path.join(root, name, rest))
-            if os.path.basename(os.path.normpath(root)) == name:
-                out.append(os.path.join(root, rest))
-        out.extend(os.path.join(prefix, "share", name, rest) for prefix in _env_paths(AMENT_PATH_VARIABLES))
-        folder = os.path.abspath(base)
-        while True:
-            if os.path.basename(folder) == name:
-                out.append(os.path.join(folder, rest))
-            out.append(os.path.join(folder, name, rest))
-            parent = os.path.dirname(folder)
-            if parent == folder:
-                break
-            folder = parent
-        return out
-    model = _split_scheme(uri, "model://")
-    if model is not None:
+        key = ("package", name, base)
+        found = cache.get(key) if cache is not None else None
+        if found is None:
+            roots = package_roots(name, base, search_paths)
+            found = (next((r for r in roots if os.path.isdir(r)), None), roots)
+            if cache is not None:
+                cache[key] = found
+        root, roots = found
+        if root is None:
+            return None, [os.path.join(r, rest) for r in roots]
+        candidates = [os.path.join(root, rest)]
+    elif (model := _split_scheme(uri, "model://")) is not None:
         name, rest = model
-        return [os.path.join(root, name, rest) for root in [*search_paths, *_env_paths(MODEL_PATH_VARIABLES)]]
-    if uri.startswith("file://"):
+        candidates = [os.path.join(root, name, rest) for root in [*search_paths, *_env_paths(MODEL_PATH_VARIABLES)]]
+    elif uri.startswith("file://"):
         path = uri[len("file://") :]
-        return [path if os.path.isabs(path) else os.path.join(base, path)]
-    if "://" in uri:
-        return []
-    return [uri if os.path.isabs(uri) else os.path.join(base, uri)]
-
-
-def resolve_path(uri: str, base_dir: str | None, search_paths: Iterable[str]) -> tuple[str | None, list[str]]:
-    """(first existing candidate or None, every candidate tried)."""
-    tried = candidate_paths(uri, base_dir, search_paths)
-    for path in tried:
+        candidates = [path if os.path.isabs(path) else os.path.join(base, path)]
+    elif "://" in uri:
+        candidates = []
+    else:
+        candidates = [uri if os.path.isabs(uri) else os.path.join(base, uri)]
+    for path in candidates:
         if os.path.exists(path):
-            return os.path.normpath(path), tried
-    return None, tried
+            return os.path.normpath(path), candidates
+    return None, candidates
 
 
 @dataclass
@@ -101,7 +117,11 @@ class LoadContext:
         key = ("uri", uri, self.base_dir)
         hit = self.cache.get(key)
         if hit is None:
-            path = self.resolver(uri, self) if self.resolver else resolve_path(uri, self.base_dir, self.search_paths)[0]
+            path = (
+                self.resolver(uri, self)
+                if self.resolver
+                else resolve_path(uri, self.base_dir, self.search_paths, self.cache)[0]
+            )
             hit = (path, self.tried.get(uri, []))
             self.cache[key] = hit
         return hit

@@ -31,6 +31,21 @@ def rpy_to_matrix(roll: float, pitch: float, yaw: float) -> np.ndarray:
     )
 
 
+def pose_from_xyz_rpy(xyz: Sequence[float], rpy: Sequence[float]) -> np.ndarray:
+    """4x4 pose from a translation and fixed-axis roll, pitch, yaw (URDF's <origin>)."""
+    cr, sr = math.cos(rpy[0]), math.sin(rpy[0])
+    cp, sp = math.cos(rpy[1]), math.sin(rpy[1])
+    cy, sy = math.cos(rpy[2]), math.sin(rpy[2])
+    return np.array(
+        [
+            [cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr, xyz[0]],
+            [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr, xyz[1]],
+            [-sp, cp * sr, cp * cr, xyz[2]],
+            [0.0, 0.0, 0.0, 1.0],
+        ]
+    )
+
+
 def matrix_to_rpy(rotation: np.ndarray) -> np.ndarray:
     """Inverse of `rpy_to_matrix`, picking roll = 0 at the pitch = ±90° singularity."""
     r = np.asarray(rotation, dtype=float)
@@ -104,10 +119,6 @@ def make_pose(rotation: np.ndarray | None = None, translation: Sequence[float] |
     if translation is not None:
         pose[:3, 3] = translation
     return pose
-
-
-def pose_from_xyz_rpy(xyz: Sequence[float], rpy: Sequence[float]) -> np.ndarray:
-    return make_pose(rpy_to_matrix(*rpy), xyz)
 
 
 def pose_from_xyz_quat(xyz: Sequence[float], quat: Sequence[float]) -> np.ndarray:

@@ -1,155 +1,136 @@
-"""Safe XML for every XML dialect: a small element tree with line numbers, and value readers
-that turn bad text into robodesc errors naming file, line and element path.
+"""Safe XML for every XML dialect: a parsed document, and value readers that turn bad text into
+robodesc errors naming file, line and element path.
 
 Parsing goes through defusedxml's expat driver, so entity declarations (billion laughs) and
 external entities are refused. Namespace processing is off, as in the TinyXML-based reference
 parsers (urdfdom, libsdformat, MuJoCo): a tag such as `sensor:camera` is kept as written even
 when its prefix is never declared.
+
+Elements are the standard library's C-built `xml.etree.ElementTree.Element`s, so a tree costs
+little to build. Line numbers and element paths are needed only when something is reported, so
+a `Document` works them out on first request (one more expat pass over the same bytes).
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator
 from typing import Any
-from xml.sax import SAXParseException
+from xml.etree.ElementTree import Element, TreeBuilder, tostring
+from xml.parsers.expat import ErrorString, ExpatError
 
 from defusedxml.common import DefusedXmlException
 from defusedxml.expatreader import DefusedExpatParser
 
 from ..core.errors import Location, MalformedValue, MissingAttribute, MissingRootElement, UnsafeXML, XMLSyntaxError
 
-
-class Element:
-    """One XML element: tag, attributes, children, text and the line it starts on."""
-
-    __slots__ = ("tag", "attrib", "children", "text", "line", "parent")
-
-    def __init__(self, tag: str, attrib: dict[str, str], line: int, parent: Element | None) -> None:
-        self.tag = tag
-        self.attrib = attrib
-        self.children: list[Element] = []
-        self.text = ""
-        self.line = line
-        self.parent = parent
-
-    def get(self, name: str, default: str | None = None) -> str | None:
-        return self.attrib.get(name, default)
-
-    def find(self, tag: str) -> Element | None:
-        for child in self.children:
-            if child.tag == tag:
-                return child
-        return None
-
-    def findall(self, tag: str) -> list[Element]:
-        return [c for c in self.children if c.tag == tag]
-
-    def __iter__(self) -> Iterator[Element]:
-        return iter(self.children)
-
-    @property
-    def path(self) -> str:
-        """Element path such as /robot/joint[@name='elbow']/limit, for error messages."""
-        parts = []
-        node: Element | None = self
-        while node is not None:
-            name = node.attrib.get("name")
-            if name is not None:
-                parts.append(f"{node.tag}[@name='{name}']")
-            elif node.parent is not None and sum(c.tag == node.tag for c in node.parent.children) > 1:
-                same = [c for c in node.parent.children if c.tag == node.tag]
-                parts.append(f"{node.tag}[{same.index(node) + 1}]")
-            else:
-                parts.append(node.tag)
-            node = node.parent
-        return "/" + "/".join(reversed(parts))
-
-    def to_xml(self, indent: str = "") -> str:
-        """Serialise this element back to XML text (for extras kept verbatim)."""
-        attrs = "".join(f' {k}="{_escape(v, True)}"' for k, v in self.attrib.items())
-        text = _escape(self.text.strip(), False)
-        if not self.children and not text:
-            return f"{indent}<{self.tag}{attrs}/>"
-        inner = text
-        if self.children:
-            inner += "\n" + "\n".join(c.to_xml(indent + "  ") for c in self.children) + "\n" + indent
-        return f"{indent}<{self.tag}{attrs}>{inner}</{self.tag}>"
+__all__ = ["Document", "Element", "Values", "parse_xml", "root_tag", "to_xml"]
 
 
-def _escape(text: str, attribute: bool) -> str:
-    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return text.replace('"', "&quot;") if attribute else text
-
-
-class _TreeParser(DefusedExpatParser):
-    """defusedxml's expat driver building `Element`s directly (no SAX objects per element)."""
-
-    def __init__(self) -> None:
-        super().__init__(namespaceHandling=0)
-        self.root: Element | None = None
-        self._stack: list[Element] = []
-
-    def reset(self) -> None:
-        super().reset()
-        self._parser.buffer_text = True
-        self._parser.CharacterDataHandler = self._characters
-
-    def start_element(self, name: str, attrs: dict[str, str]) -> None:
-        parent = self._stack[-1] if self._stack else None
-        element = Element(name, attrs, self._parser.CurrentLineNumber, parent)
-        if parent is None:
-            self.root = element
-        else:
-            parent.children.append(element)
-        self._stack.append(element)
-
-    def end_element(self, name: str) -> None:
-        self._stack.pop()
-
-    def _characters(self, data: str) -> None:
-        if self._stack:
-            self._stack[-1].text += data
-
-
-def parse_xml(data: bytes | str, source: str | None = None) -> Element:
-    """Parse XML text into an `Element` tree, or raise a robodesc error naming the line."""
-    if isinstance(data, str):
-        data = data.encode("utf-8")
-    location = Location(file=source)
-    if not data.strip():
-        raise MissingRootElement(
-            "the file is empty", location=location, suggestion="check that the right file was given"
-        )
-    parser = _TreeParser()
+def _expat(data: bytes, source: str | None, start: Any, end: Any = None, text: Any = None) -> None:
+    """Run defusedxml's expat driver over `data` with the given element handlers."""
+    driver = DefusedExpatParser()  # installs the handlers that refuse entities and external references
+    driver.reset()
+    parser = driver._parser
+    parser.buffer_text = True
+    parser.StartElementHandler = start
+    parser.EndElementHandler = end
+    parser.CharacterDataHandler = text
     try:
-        parser.feed(data, isFinal=True)
-    except SAXParseException as exc:
-        where = Location(file=source, line=exc.getLineNumber(), column=exc.getColumnNumber())
-        raise XMLSyntaxError(f"not well-formed XML: {exc.getMessage()}", location=where) from None
+        parser.Parse(data, True)
     except DefusedXmlException as exc:
-        where = Location(file=source, line=parser._parser.CurrentLineNumber if parser._parser else None)
         raise UnsafeXML(
             f"refused to parse: {type(exc).__name__} ({exc})",
-            location=where,
+            location=Location(file=source, line=parser.CurrentLineNumber),
             suggestion="remove the DTD entity declarations; robodesc does not expand entities",
         ) from None
-    except RecursionError:
-        raise XMLSyntaxError("the XML is nested too deeply to read", location=location) from None
-    if parser.root is None:
-        raise MissingRootElement("the file has no root element", location=location)
-    return parser.root
+    except ExpatError as exc:
+        where = Location(file=source, line=exc.lineno, column=exc.offset)
+        raise XMLSyntaxError(f"not well-formed XML: {ErrorString(exc.code)}", location=where) from None
+
+
+class Document:
+    """One parsed XML file: its root element, and element lines and paths worked out on demand."""
+
+    def __init__(self, root: Element, data: bytes, source: str | None) -> None:
+        self.root = root
+        self.source = source
+        self._data = data
+        self._lines: dict[int, int] | None = None
+        self._parents: dict[int, Element] | None = None
+
+    def line_of(self, element: Element) -> int | None:
+        if self._lines is None:
+            lines: list[int] = []
+            parser_holder: list[Any] = []
+
+            def start(name: str, attrs: dict) -> None:
+                lines.append(parser_holder[0].CurrentLineNumber)
+
+            driver = DefusedExpatParser()
+            driver.reset()
+            parser_holder.append(driver._parser)
+            driver._parser.StartElementHandler = start
+            driver._parser.Parse(self._data, True)
+            self._lines = {id(el): line for el, line in zip(self.root.iter(), lines)}
+        return self._lines.get(id(element))
+
+    def parent_of(self, element: Element) -> Element | None:
+        if self._parents is None:
+            self._parents = {id(child): parent for parent in self.root.iter() for child in parent}
+        return self._parents.get(id(element))
+
+    def path_of(self, element: Element) -> str:
+        """Element path such as /robot/joint[@name='elbow']/limit or /robot/gazebo[3]."""
+        parts = []
+        node: Element | None = element
+        while node is not None:
+            parent = self.parent_of(node)
+            name = node.get("name")
+            if name is not None:
+                parts.append(f"{node.tag}[@name='{name}']")
+            else:
+                same = [c for c in parent if c.tag == node.tag] if parent is not None else [node]
+                position = next(i for i, c in enumerate(same) if c is node) + 1
+                parts.append(f"{node.tag}[{position}]" if position > 1 else node.tag)
+            node = parent
+        return "/" + "/".join(reversed(parts))
+
+
+def parse_xml(data: bytes | str, source: str | None = None) -> Document:
+    """Parse XML text into a `Document`, or raise a robodesc error naming the line."""
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    if not data.strip():
+        raise MissingRootElement(
+            "the file is empty", location=Location(file=source), suggestion="check that the right file was given"
+        )
+    builder = TreeBuilder()  # the C implementation: no Python call per element
+    _expat(data, source, builder.start, builder.end, builder.data)
+    try:
+        root = builder.close()
+    except Exception:  # no element at all
+        root = None
+    if root is None:
+        raise MissingRootElement("the file has no root element", location=Location(file=source))
+    return Document(root, data, source)
+
+
+def to_xml(element: Element) -> str:
+    """An element (and everything in it) as XML text."""
+    return tostring(element, encoding="unicode").strip()
 
 
 class Values:
     """Reads typed values out of elements of one file, raising errors that say where."""
 
-    def __init__(self, source: str | None) -> None:
-        self.source = source
+    def __init__(self, document: Document) -> None:
+        self.document = document
+        self.source = document.source
 
     def where(self, element: Element) -> Location:
-        return Location(file=self.source, line=element.line, element=element.path)
+        """The location of `element`; its line and path are worked out only if someone asks."""
+        return Location(file=self.source, node=(self.document, element))
 
     def required(self, element: Element, name: str, what: str | None = None) -> str:
         value = element.attrib.get(name)
@@ -171,18 +152,19 @@ class Values:
         return self.parse_number(text, element, name)
 
     def parse_number(self, text: str, element: Element, name: str) -> float:
+        """A finite decimal number; Python-only spellings (1_000, nan, inf, non-ASCII digits) are refused."""
         try:
             value = float(text)
+            if math.isfinite(value) and text.isascii() and "_" not in text:
+                return value
         except ValueError:
-            value = None
-        if value is None or "_" in text or not math.isfinite(value):
-            raise MalformedValue(
-                f"{name}={text!r} on <{element.tag}> is not a finite number",
-                location=self.where(element),
-                construct=f"{element.tag}/@{name}",
-                suggestion="write a plain decimal number such as 0.5",
-            )
-        return value
+            pass
+        raise MalformedValue(
+            f"{name}={text!r} on <{element.tag}> is not a finite number",
+            location=self.where(element),
+            construct=f"{element.tag}/@{name}",
+            suggestion="write a plain decimal number such as 0.5",
+        )
 
     def vector(self, element: Element, name: str, count: int, default: Any = MissingAttribute) -> list[float]:
         text = element.attrib.get(name)
@@ -201,6 +183,13 @@ class Values:
                 construct=f"{element.tag}/@{name}",
                 suggestion=f"give exactly {count} numbers separated by spaces",
             )
+        if text.isascii() and "_" not in text:  # the common case: one pass, no per-number calls
+            try:
+                values = [float(p) for p in parts]
+                if math.isfinite(sum(values)):
+                    return values
+            except ValueError:
+                pass
         return [self.parse_number(p, element, name) for p in parts]
 
 

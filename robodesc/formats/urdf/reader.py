@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import partial
 
 import numpy as np
 
@@ -29,8 +30,8 @@ from ...core.errors import (
 from ...core.geometry import Box, Capsule, Cylinder, Geometry, Material, Mesh, Shape, Sphere
 from ...core.model import Body, Dynamics, Extra, Inertial, Joint, JointType, Limits, Mimic, Model
 from ...core.resources import LoadContext
-from ...core.transforms import IDENTITY, rpy_to_matrix
-from ..xml import Element, Values, parse_xml
+from ...core.transforms import IDENTITY, pose_from_xyz_rpy, rpy_to_matrix
+from ..xml import Element, Values, parse_xml, to_xml
 
 JOINT_TYPES = {
     "fixed": JointType.FIXED,
@@ -41,6 +42,7 @@ JOINT_TYPES = {
     "planar": JointType.PLANAR,
 }
 _VERSION = re.compile(r"\s*\+?(\d+)\.(\d+)")
+_ZERO3 = (0.0, 0.0, 0.0)
 EXTENSION_TAGS = {"gazebo", "transmission", "ros2_control"}
 _JOINT_CHILDREN = {
     "origin",
@@ -57,13 +59,14 @@ _JOINT_CHILDREN = {
 
 def read(data: bytes, context: LoadContext) -> Model:
     """Read URDF text into a `Model` (the reader registered for the `urdf` format)."""
-    return _UrdfReader(context).read(parse_xml(data, context.source))
+    document = parse_xml(data, context.source)
+    return _UrdfReader(context, Values(document)).read(document.root)
 
 
 class _UrdfReader:
-    def __init__(self, context: LoadContext) -> None:
+    def __init__(self, context: LoadContext, values: Values) -> None:
         self.context = context
-        self.values = Values(context.source)
+        self.values = values
         self.model: Model | None = None
 
     # -- helpers --------------------------------------------------------------------------
@@ -71,6 +74,10 @@ class _UrdfReader:
         """The 4x4 pose of an <origin> element (identity when absent)."""
         if element is None:
             return IDENTITY.copy()
+        return pose_from_xyz_rpy(*self._xyz_rpy(element))
+
+    def _xyz_rpy(self, element: Element) -> tuple[list[float] | tuple, list[float] | tuple]:
+        """The xyz and rpy of an <origin> element, each defaulting to zeros."""
         v = self.values
         try:
             xyz = v.vector(element, "xyz", 3, None)
@@ -82,17 +89,12 @@ class _UrdfReader:
                 construct=exc.construct,
                 suggestion='write origin as xyz="x y z" rpy="roll pitch yaw"',
             ) from None
-        pose = np.eye(4)
-        if rpy is not None:
-            pose[:3, :3] = rpy_to_matrix(*rpy)
-        if xyz is not None:
-            pose[:3, 3] = xyz
-        return pose
+        return xyz or _ZERO3, rpy or _ZERO3
 
     def _keep(self, element: Element, owner: str | None, known: bool) -> Extra:
         extra = Extra(
             tag=element.tag,
-            xml=element.to_xml(),
+            source=partial(to_xml, element),
             location=self.values.where(element),
             owner=owner,
             attributes=dict(element.attrib),
@@ -133,7 +135,7 @@ class _UrdfReader:
         links: dict[str, Body] = {}
         joints: dict[str, Joint] = {}
         link_elements: list[Element] = []
-        for child in root.children:
+        for child in root:
             tag = child.tag
             if tag == "link":
                 body = self._link(child, links)
@@ -228,7 +230,7 @@ class _UrdfReader:
     def _link(self, element: Element, links: dict) -> Body:
         name = self._unique_name(element, links, "link")
         body = Body(name=name, location=self.values.where(element))
-        for child in element.children:
+        for child in element:
             tag = child.tag
             if tag == "inertial":
                 body.inertial = self._inertial(child)
@@ -265,9 +267,12 @@ class _UrdfReader:
             )
         ixx, ixy, ixz, iyy, iyz, izz = (v.number(inertia_el, k) for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz"))
         tensor = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
-        pose = self._pose(element.find("origin"))
-        rotation = pose[:3, :3]
-        return Inertial(mass=mass, com=pose[:3, 3].copy(), inertia=rotation @ tensor @ rotation.T)
+        origin = element.find("origin")
+        xyz, rpy = self._xyz_rpy(origin) if origin is not None else (_ZERO3, _ZERO3)
+        if any(rpy):  # the tensor is given in the <origin> frame: express it in body axes
+            rotation = rpy_to_matrix(*rpy)
+            tensor = rotation @ tensor @ rotation.T
+        return Inertial(mass=mass, com=np.array(xyz, dtype=float), inertia=tensor)
 
     def _shape(self, element: Element) -> Shape:
         v = self.values
@@ -282,21 +287,21 @@ class _UrdfReader:
         shape = Shape(
             geometry=self._geometry(geometry_el), pose=self._pose(element.find("origin")), name=element.get("name")
         )
-        for child in element.children:
+        for child in element:
             if child.tag not in ("geometry", "origin", "material"):
                 shape.extras.setdefault("xml", []).append(self._keep(child, None, False))
         return shape
 
     def _geometry(self, element: Element) -> Geometry:
         v = self.values
-        if not element.children:
+        if len(element) == 0:
             raise MissingAttribute(
                 "<geometry> is empty",
                 location=v.where(element),
                 construct="geometry",
                 suggestion="put one <box>, <cylinder>, <sphere> or <mesh> inside",
             )
-        shape = element.children[0]
+        shape = element[0]
         tag = shape.tag
         if tag == "box":
             return Box(size=np.array(v.vector(shape, "size", 3)))
@@ -425,7 +430,7 @@ class _UrdfReader:
             joint.extras["calibration"] = {
                 key: v.number(calibration_el, key, None) for key in ("reference_position", "rising", "falling")
             }
-        for child in element.children:
+        for child in element:
             if child.tag not in _JOINT_CHILDREN:
                 joint.extras.setdefault("xml", []).append(self._keep(child, name, False))
         return joint
