@@ -31,7 +31,7 @@ from .transforms import invert_pose, skew
 if TYPE_CHECKING:
     from .model import Joint, Model
 
-_CHUNK_ELEMENTS = 1 << 15  # bodies x configurations evaluated per pass: keeps work arrays in cache
+_CHUNK_ELEMENTS = 1 << 14  # bodies x configurations evaluated per pass: keeps work arrays in cache
 _LINEAR_TYPES = (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC, JointType.SCREW)
 
 
@@ -144,25 +144,22 @@ class Kinematics:
 
     `joint_names` are the joints that take a value (mimic followers and fixed joints do not),
     `layout[name]` their slice in a configuration vector of length `nq`, `reference` the vector
-    at which the model stands as written. `names` lists bodies (parents before children) then
-    frames: the order of `Poses.array`.
+    at which the model stands as written. `names` lists the bodies, then the frames: the order
+    of `Poses.array`.
+
+    Bodies that no joint moves are folded away: each is its nearest moving ancestor (its
+    "anchor") times a constant pose, and that constant is also folded into the local pose of
+    moving bodies below it. Only the moving bodies form the tree that is walked.
     """
 
     def __init__(self, model: Model) -> None:
-        bodies = _by_depth(list(model.bodies.values()))
-        self.body_names = [b.name for b in bodies]
-        self.frame_names = list(model.frames)
-        self.names = self.body_names + self.frame_names
-        self._index = {name: k for k, name in enumerate(self.names)}
-        body_index = {name: i for i, name in enumerate(self.body_names)}
         joints = model.joints
-
-        # Configuration layout: independent joints in tree order.
+        tree = _by_depth(list(model.bodies.values()))
         self.joint_names: list[str] = []
         self.layout: dict[str, slice] = {}
         reference: list[float] = []
         self._ignored: set[str] = set()
-        for body in bodies:
+        for body in tree:  # configuration layout: independent joints in tree order
             for jname in body.joints:
                 joint = joints[jname]
                 if joint.dof == 0 or joint.mimic is not None:
@@ -174,53 +171,80 @@ class Kinematics:
                 self.joint_names.append(jname)
         self.nq = len(reference)
         self.reference = np.array(reference)
-        source = self._value_sources(bodies, joints)
+        source = self._value_sources(tree, joints)
 
-        # Per body: the four coefficient matrices of its local pose, or the terms of a chain.
-        count = len(bodies)
+        # Anchor and constant prefix of every body: pose = world[anchor] @ prefix @ local.
+        moving_joints = {b.name: [joints[j] for j in b.joints if joints[j].dof > 0] for b in tree}
+        anchor: dict[str, str | None] = {}
+        prefix: dict[str, np.ndarray] = {}  # the constant product from the anchor to the body's parent frame
+        for body in tree:
+            parent = body.parent
+            if parent is None:
+                anchor[body.name], prefix[body.name] = None, np.eye(4)
+            elif moving_joints[parent]:
+                anchor[body.name], prefix[body.name] = parent, np.eye(4)
+            else:
+                anchor[body.name] = anchor[parent]
+                prefix[body.name] = prefix[parent] @ np.asarray(model.bodies[parent].pose, dtype=float)
+        moving = _by_anchor_depth([b for b in tree if moving_joints[b.name]], anchor)
+        static = [b for b in tree if not moving_joints[b.name]]
+        self.body_names = [b.name for b in moving + static]
+        self.frame_names = list(model.frames)
+        self.names = self.body_names + self.frame_names
+        self._index = {name: k for k, name in enumerate(self.names)}
+        count = len(moving)
+        position = {b.name: i for i, b in enumerate(moving)}
+        none = count  # index of the identity that stands for "no moving anchor"
+
+        # Moving bodies: four coefficient matrices of their local pose (prefix folded in), or
+        # the terms of a chain of joints ("special").
         self._basis = np.zeros((count, 4, 16))
-        self._src = np.full(count, self.nq)
+        self._src = np.full(count, self.nq)  # column nq of the extended values is always 0
         self._mult = np.zeros(count)
         self._off = np.zeros(count)
         self._special: list[tuple[int, list[tuple[Joint, np.ndarray, np.ndarray, Any]]]] = []
-        parent = np.full(count, count)  # `count` stands for "no parent" (the identity)
-        for i, body in enumerate(bodies):
-            if body.parent is not None:
-                parent[i] = body_index[body.parent]
-            moving = [joints[j] for j in body.joints if joints[j].dof > 0]
-            if not moving:
-                self._basis[i, 0] = np.asarray(body.pose, dtype=float).reshape(16)
-            elif len(moving) == 1 and moving[0].type in _LINEAR_TYPES:
-                joint = moving[0]
-                self._src[i], self._mult[i], self._off[i] = source[joint.name]
-                self._basis[i] = _linear_basis(joint, body.pose)
-            else:
-                terms = []
-                for joint in moving:
-                    origin = np.asarray(joint.origin, dtype=float)
-                    motion = _motions(joint.type, [joint], _reference_value(joint).reshape(1, 1, -1))[0, 0]
-                    terms.append((joint, origin @ np.linalg.inv(motion), invert_pose(origin), source[joint.name]))
-                last = terms[-1]
-                terms[-1] = (last[0], last[1], last[2] @ body.pose, last[3])
-                self._special.append((i, terms))
+        for m, body in enumerate(moving):
+            chain, before = moving_joints[body.name], prefix[body.name]
+            if len(chain) == 1 and chain[0].type in _LINEAR_TYPES:
+                self._src[m], self._mult[m], self._off[m] = source[chain[0].name]
+                self._basis[m] = (before @ _linear_basis(chain[0], body.pose).reshape(4, 4, 4)).reshape(4, 16)
+                continue
+            terms = []
+            for joint in chain:
+                origin = np.asarray(joint.origin, dtype=float)
+                motion = _motions(joint.type, [joint], _reference_value(joint).reshape(1, 1, -1))[0, 0]
+                terms.append([joint, origin @ np.linalg.inv(motion), invert_pose(origin), source[joint.name]])
+            terms[0][1] = before @ terms[0][1]
+            terms[-1][2] = terms[-1][2] @ body.pose
+            self._special.append((m, [tuple(t) for t in terms]))
+        parents = np.array([position[anchor[b.name]] if anchor[b.name] else none for b in moving], dtype=int)
 
-        # World poses: tree levels (contiguous, since bodies are sorted by depth) for batches,
-        # ancestor-pointer jumps for a single configuration.
-        self._roots = int(np.count_nonzero(parent == count))
-        self._levels: list[tuple[int, int, np.ndarray]] = []
-        start = self._roots
-        while start < count:
-            level_parents = parent[start:]
-            stop = start + next((k for k, p in enumerate(level_parents) if p >= start), count - start)
-            self._levels.append((start, stop, parent[start:stop]))
-            start = stop
+        # Static bodies and frames: world[anchor] @ constant.
+        def fixed(body_name: str, pose: np.ndarray) -> tuple[int, np.ndarray]:
+            if moving_joints[body_name]:
+                return position[body_name], np.asarray(pose, dtype=float)
+            constant = prefix[body_name] @ np.asarray(model.bodies[body_name].pose, dtype=float) @ pose
+            return (position[anchor[body_name]] if anchor[body_name] else none), constant
+
+        attached = [fixed(b.name, np.eye(4)) for b in static]
+        attached += [fixed(f.body, f.pose) for f in model.frames.values()]
+        self._fixed_anchor = np.array([a for a, _ in attached], dtype=int)
+        self._fixed_pose = np.array([c for _, c in attached], dtype=float).reshape(-1, 4, 4)
+
+        # Walking the moving tree: one product per level for batches (levels are contiguous, as
+        # moving bodies are sorted by depth), ancestor-pointer jumps for one configuration.
+        depth = np.zeros(count, dtype=int)
+        for m in range(count):
+            depth[m] = depth[parents[m]] + 1 if parents[m] != none else 0
+        self._levels = []
+        for d in range(int(depth.max(initial=-1)) + 1):
+            members = np.nonzero(depth == d)[0]
+            self._levels.append((slice(int(members[0]), int(members[-1]) + 1), parents[members]))
         self._jumps: list[np.ndarray] = []
-        pointer = np.append(parent, count)
-        while np.any(pointer[:count] != count):
+        pointer = np.append(parents, none)
+        while np.any(pointer[:count] != none):
             self._jumps.append(pointer[:count].copy())
             pointer = pointer[pointer]
-        self._frame_body = np.array([body_index[f.body] for f in model.frames.values()], dtype=int)
-        self._frame_pose = np.array([f.pose for f in model.frames.values()], dtype=float).reshape(-1, 4, 4)
 
     def _value_sources(self, bodies: list, joints: Mapping[str, Joint]) -> dict[str, Any]:
         """Where each moving joint's value comes from: (column, multiplier, offset) for one-valued
@@ -241,21 +265,16 @@ class Kinematics:
                         location=joint.location,
                         construct=joint.name,
                     )
-                leader = joints.get(joint.mimic.joint)
-                if leader is None:
-                    raise UnresolvedReference(
-                        f"joint {joint.name!r} mimics unknown joint {joint.mimic.joint!r}",
-                        location=joint.location,
-                        construct=joint.mimic.joint,
-                        suggestion=did_you_mean(joint.mimic.joint, joints),
-                    )
-                if joint.dof != 1 or leader.dof > 1:
+                leader = joints.get(joint.mimic.joint)  # an unknown leader counts as a joint held at 0
+                if joint.dof != 1 or (leader is not None and leader.dof > 1):
                     raise ConfigurationError(
                         f"mimic joint {joint.name!r} and its leader must take one value each",
                         location=joint.location,
                         construct=joint.name,
                     )
-                column, mult, off = (zero, 0.0, 0.0) if leader.dof == 0 else resolve(leader, (*seen, joint.name))
+                column, mult, off = (
+                    (zero, 0.0, 0.0) if leader is None or leader.dof == 0 else resolve(leader, (*seen, joint.name))
+                )
                 m, o = joint.mimic.multiplier, joint.mimic.offset
                 result = (column, m * mult, m * off + o)
             source[joint.name] = result
@@ -326,39 +345,66 @@ class Kinematics:
     # -- evaluation -----------------------------------------------------------------------------
     def forward(self, positions: Mapping[str, Any] | Sequence[float] | np.ndarray | None = None) -> Poses:
         q = self.vector(positions)
-        out = np.empty((1, len(self.names), 4, 4))
-        self._evaluate(q[None, :], out, single=True)
-        return Poses(self.names, self._index, out[0])
-
-    def forward_batch(self, positions: Mapping[str, Any] | np.ndarray) -> Poses:
-        q = self.matrix(positions)
-        out = np.empty((q.shape[0], len(self.names), 4, 4))
-        step = max(1, _CHUNK_ELEMENTS // max(1, len(self.names)))
-        chunks = [slice(start, start + step) for start in range(0, q.shape[0], step)]
-        workers = min(len(chunks), _cpu_count())
-        if workers > 1:  # numpy releases the GIL in its inner loops: chunks overlap on cores
-            with ThreadPoolExecutor(workers) as pool:
-                list(pool.map(lambda sl: self._evaluate(q[sl], out[sl]), chunks))
-        else:
-            for sl in chunks:
-                self._evaluate(q[sl], out[sl])
-        return Poses(self.names, self._index, out)
-
-    def _evaluate(self, q: np.ndarray, out: np.ndarray, single: bool = False) -> None:
-        """World poses of every body and frame for configurations q (n, nq), written into out."""
-        n = q.shape[0]
         if not np.isfinite(q).all():
             raise ConfigurationError("joint values must be finite numbers")
-        qext = np.zeros((n, self.nq + 1))
+        out = np.empty((1, len(self.names), 4, 4))
+        self._evaluate(q[None, :], out, self._workspace(1), single=True)
+        return Poses(self.names, self._index, out[0])
+
+    def forward_batch(self, positions: Mapping[str, Any] | np.ndarray, out: np.ndarray | None = None) -> Poses:
+        """Poses at N configurations. `out`, an (N, K, 4, 4) float array, is filled if given."""
+        q = self.matrix(positions)
+        shape = (q.shape[0], len(self.names), 4, 4)
+        if out is None:
+            out = np.empty(shape)
+        elif out.shape != shape or out.dtype != np.float64:
+            raise ConfigurationError(f"out must be a float64 array of shape {shape}, not {out.dtype} {out.shape}")
+        if not np.isfinite(q).all():
+            raise ConfigurationError("joint values must be finite numbers")
+        workers = min(_cpu_count(), max(1, q.shape[0] * len(self.names) // _CHUNK_ELEMENTS))
+        groups = np.array_split(np.arange(q.shape[0]), workers)
+        if workers > 1:  # numpy releases the GIL in its loops, so the groups run on all cores
+            with ThreadPoolExecutor(workers) as pool:
+                list(pool.map(lambda rows: self._evaluate_rows(q, out, rows[0], rows[-1] + 1), groups))
+        elif q.shape[0]:
+            self._evaluate_rows(q, out, 0, q.shape[0])
+        return Poses(self.names, self._index, out)
+
+    def _evaluate_rows(self, q: np.ndarray, out: np.ndarray, start: int, stop: int) -> None:
+        """Rows start:stop of a batch, in chunks small enough to stay in cache, reusing one workspace."""
+        step = max(1, _CHUNK_ELEMENTS // max(1, len(self.names)))
+        workspace = None
+        for first in range(start, stop, step):
+            last = min(stop, first + step)
+            if workspace is None or len(workspace[0]) != last - first:
+                workspace = self._workspace(last - first)
+            self._evaluate(q[first:last], out[first:last], workspace)
+
+    def _workspace(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Scratch arrays for n configurations, allocated once and reused chunk after chunk
+        (fresh large arrays each chunk would cost a page fault per 4 KiB)."""
+        count = len(self._basis)
+        qext = np.zeros((n, self.nq + 1))  # the last column stays 0: the value of "no joint"
+        coef = np.empty((n, count, 1, 4))
+        coef[..., 0, 0] = 1.0
+        local = np.empty((n, count, 1, 16))
+        world = np.empty((n, count + 1, 4, 4))
+        world[:, count] = np.eye(4)  # index `count` stands for "no moving anchor"
+        return qext, coef, local, world
+
+    def _evaluate(self, q: np.ndarray, out: np.ndarray, workspace: tuple, single: bool = False) -> None:
+        """World poses of every body and frame for configurations q (n, nq), written into out."""
+        qext, coef, local, world = workspace
+        count = len(self._basis)
         qext[:, : self.nq] = q
         qb = qext[:, self._src] * self._mult + self._off
-        coef = np.empty((n, len(self.body_names), 1, 4))
-        coef[..., 0, 0] = 1.0
-        coef[..., 0, 1] = np.sin(qb)
-        coef[..., 0, 2] = 1.0 - np.cos(qb)
+        np.sin(qb, out=coef[..., 0, 1])
+        np.cos(qb, out=coef[..., 0, 2])
+        np.subtract(1.0, coef[..., 0, 2], out=coef[..., 0, 2])
         coef[..., 0, 3] = qb
-        local = (coef @ self._basis).reshape(n, -1, 4, 4)
-        for body, terms in self._special:
+        np.matmul(coef, self._basis, out=local)
+        local = local.reshape(len(q), count, 4, 4)
+        for m, terms in self._special:
             acc = None
             for joint, pre, post, src in terms:
                 if isinstance(src, slice):
@@ -367,22 +413,18 @@ class Kinematics:
                     values = (qext[:, src[0]] * src[1] + src[2])[:, None]
                 term = pre @ _motions(joint.type, [joint], values[:, None, :])[:, 0] @ post
                 acc = term if acc is None else acc @ term
-            local[:, body] = acc
-        nb = len(self.body_names)
-        world = out[:, :nb]
+            local[:, m] = acc
         if single:
-            chain = np.empty((nb + 1, 4, 4))
-            chain[:nb] = local[0]
-            chain[nb] = np.eye(4)
+            chain = world[0]
+            chain[:count] = local[0]
             for pointer in self._jumps:
-                chain[:nb] = chain[pointer] @ chain[:nb]
-            world[0] = chain[:nb]
+                chain[:count] = chain[pointer] @ chain[:count]
         else:
-            world[:, : self._roots] = local[:, : self._roots]
-            for start, stop, parents in self._levels:
-                np.matmul(world[:, parents], local[:, start:stop], out=world[:, start:stop])
-        if len(self._frame_body):
-            out[:, nb:] = world[:, self._frame_body] @ self._frame_pose
+            for run, parents in self._levels:
+                np.matmul(world[:, parents], local[:, run], out=world[:, run])
+        out[:, :count] = world[:, :count]
+        if len(self._fixed_anchor):
+            np.matmul(world[:, self._fixed_anchor], self._fixed_pose, out=out[:, count:])
 
 
 def _floats(value: Any, what: str) -> np.ndarray:
@@ -401,7 +443,7 @@ def _cpu_count() -> int:
 
 
 def _by_depth(bodies: list) -> list:
-    """Bodies sorted by tree depth (stable), so every level of the tree is one contiguous run."""
+    """Bodies sorted by tree depth (stable); an error if a body's parent is missing or later."""
     depth: dict[str, int] = {}
     for body in bodies:
         if body.parent is None:
@@ -415,6 +457,15 @@ def _by_depth(bodies: list) -> list:
                 construct=body.name,
             )
     return sorted(bodies, key=lambda b: depth[b.name])
+
+
+def _by_anchor_depth(moving: list, anchor: Mapping[str, str | None]) -> list:
+    """Moving bodies sorted by depth in the tree of moving bodies only (stable)."""
+    depth: dict[str, int] = {}
+    for body in moving:  # already parents-first
+        up = anchor[body.name]
+        depth[body.name] = depth[up] + 1 if up is not None else 0
+    return sorted(moving, key=lambda b: depth[b.name])
 
 
 def _linear_basis(joint: Joint, body_pose: np.ndarray) -> np.ndarray:

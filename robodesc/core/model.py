@@ -282,9 +282,14 @@ class Model:
         """
         return self.kinematics.forward(positions)
 
-    def forward_kinematics_batch(self, positions: Mapping[str, Any] | np.ndarray) -> Poses:
-        """World poses at N configurations at once: an (N, nq) array or a mapping of (N,...) arrays."""
-        return self.kinematics.forward_batch(positions)
+    def forward_kinematics_batch(
+        self, positions: Mapping[str, Any] | np.ndarray, out: np.ndarray | None = None
+    ) -> Poses:
+        """World poses at N configurations at once: an (N, nq) array or a mapping of (N,) / (N, k) arrays.
+
+        The result's `array` is (N, K, 4, 4); pass `out` (that shape, float64) to reuse memory.
+        """
+        return self.kinematics.forward_batch(positions, out=out)
 
     def pose(self, name: str, positions: Mapping[str, Any] | None = None, relative_to: str | None = None) -> np.ndarray:
         """Pose of body or frame `name` in the world, or in body/frame `relative_to`."""

@@ -47,6 +47,10 @@ def _expat(data: bytes, source: str | None, start: Any, end: Any = None, text: A
     except ExpatError as exc:
         where = Location(file=source, line=exc.lineno, column=exc.offset)
         raise XMLSyntaxError(f"not well-formed XML: {ErrorString(exc.code)}", location=where) from None
+    except (LookupError, ValueError) as exc:  # an unknown encoding named in the XML declaration
+        raise XMLSyntaxError(
+            f"cannot read the XML: {exc}", location=Location(file=source), suggestion='declare encoding="UTF-8"'
+        ) from None
 
 
 class Document:

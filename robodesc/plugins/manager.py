@@ -200,22 +200,39 @@ class Registry:
         if spec.read is None:
             raise FormatError(f"format {spec.name!r} (plugin {spec.plugin!r}) cannot be read, only written")
         context.format = spec.name
+        where = context.source or "<string>"
         try:
             model = spec.read(data, context)
         except RobodescError:
             raise
         except RecursionError:
-            raise RobodescError(f"{context.source or '<string>'}: the description nests too deeply to read") from None
+            raise RobodescError(f"{where}: the description nests too deeply to read") from None
         except Exception as exc:
             raise PluginError(
-                f"the {spec.name!r} reader of plugin {spec.plugin!r} failed on "
-                f"{context.source or '<string>'}: {type(exc).__name__}: {exc}",
+                f"the {spec.name!r} reader of plugin {spec.plugin!r} failed on {where}: {type(exc).__name__}: {exc}",
                 construct=spec.name,
                 suggestion="report this to the plugin's authors",
             ) from exc
+        if not isinstance(model, Model):
+            raise PluginError(
+                f"the {spec.name!r} reader of plugin {spec.plugin!r} returned {type(model).__name__}, not a Model",
+                construct=spec.name,
+                suggestion="report this to the plugin's authors",
+            )
         model.format = model.format or spec.name
         model.source = model.source or context.source
-        self.pm.hook.robodesc_model_loaded(model=model, context=context)
+        for impl in reversed(self.pm.hook.robodesc_model_loaded.get_hookimpls()):
+            try:
+                impl.function(model=model, context=context)
+            except RobodescError:
+                raise
+            except Exception as exc:
+                raise PluginError(
+                    f"plugin {impl.plugin_name!r} failed in robodesc_model_loaded on {where}: "
+                    f"{type(exc).__name__}: {exc}",
+                    construct=impl.plugin_name,
+                    suggestion="report this to the plugin's authors, or unregister the plugin",
+                ) from exc
         return model
 
     def dumps(self, model: Model, format: str) -> str:

@@ -43,6 +43,10 @@ JOINT_TYPES = {
 }
 _VERSION = re.compile(r"\s*\+?(\d+)\.(\d+)")
 _ZERO3 = (0.0, 0.0, 0.0)
+_MISSING_INERTIAL_FIX = {
+    "<mass>": 'add <mass value="..."/>',
+    "<inertia>": 'add <inertia ixx="" ixy="" ixz="" iyy="" iyz="" izz=""/>',
+}
 EXTENSION_TAGS = {"gazebo", "transmission", "ros2_control"}
 _JOINT_CHILDREN = {
     "origin",
@@ -68,6 +72,7 @@ class _UrdfReader:
         self.context = context
         self.values = values
         self.model: Model | None = None
+        self._visual_materials: list[tuple[Body, Shape, Element]] = []  # resolved once all links are read
 
     # -- helpers --------------------------------------------------------------------------
     def _pose(self, element: Element | None) -> np.ndarray:
@@ -134,13 +139,11 @@ class _UrdfReader:
         model = self.model = Model(name=name, format="urdf", source=self.context.source)
         links: dict[str, Body] = {}
         joints: dict[str, Joint] = {}
-        link_elements: list[Element] = []
         for child in root:
             tag = child.tag
             if tag == "link":
                 body = self._link(child, links)
                 links[body.name] = body
-                link_elements.append(child)
             elif tag == "joint":
                 joint = self._joint(child, joints)
                 joints[joint.name] = joint
@@ -149,22 +152,43 @@ class _UrdfReader:
             else:
                 extra = self._keep(child, child.get("reference"), tag in EXTENSION_TAGS)
                 model.extras.append(extra)
-        for body, element in zip(links.values(), link_elements):
-            self._resolve_visual_materials(body, element)
+        self._resolve_visual_materials()
         if not links:
             raise InvalidTree(
                 "the robot has no links", location=v.where(root), suggestion='add at least one <link name="..."/>'
             )
         self._build_tree(root, links, joints)
-        for joint in joints.values():
-            if joint.mimic is not None and joint.mimic.joint not in joints:
-                raise UnresolvedReference(
-                    f"joint {joint.name!r} mimics {joint.mimic.joint!r}, which is not a joint of this robot",
-                    location=joint.location,
-                    construct=joint.mimic.joint,
-                    suggestion=did_you_mean(joint.mimic.joint, joints),
-                )
+        self._check_mimics(joints)
         return model
+
+    def _check_mimics(self, joints: dict[str, Joint]) -> None:
+        """A mimic of an unknown joint is kept (urdfdom does not check; yourdfpy holds the follower at
+        its offset, and so does robodesc's kinematics) but reported; a mimic loop cannot be evaluated."""
+        for joint in joints.values():
+            if joint.mimic is None:
+                continue
+            if joint.mimic.joint not in joints:
+                self.model.diagnose(
+                    Severity.WARNING,
+                    "mimic-unknown-joint",
+                    f"joint {joint.name!r} mimics {joint.mimic.joint!r}, which is not a joint of this robot; "
+                    "it stays at its offset",
+                    joint.location,
+                    did_you_mean(joint.mimic.joint, joints) or "name an existing joint in <mimic joint=...>",
+                )
+                continue
+            seen = [joint.name]
+            leader = joints[joint.mimic.joint]
+            while leader.mimic is not None and leader.mimic.joint in joints and leader.name not in seen:
+                seen.append(leader.name)
+                leader = joints[leader.mimic.joint]
+            if leader.name in seen:
+                raise InvalidValue(
+                    "mimic joints follow each other in a loop: " + " -> ".join([*seen, leader.name]),
+                    location=joint.location,
+                    construct=joint.name,
+                    suggestion="let one joint of the loop move on its own (remove its <mimic>)",
+                )
 
     def _check_version(self, root: Element) -> None:
         """urdfdom accepts only version="1.0" (written as major.minor) when the attribute is given."""
@@ -205,16 +229,15 @@ class _UrdfReader:
             )
         self.model.materials[name] = material
 
-    def _resolve_visual_materials(self, body: Body, element: Element) -> None:
+    def _resolve_visual_materials(self) -> None:
         """Link visual materials to robot-level ones, as urdfdom does after reading all links."""
         materials = self.model.materials
-        for shape, visual in zip(body.visuals, element.findall("visual")):
-            if shape.material is None or not shape.material.name:
-                continue
+        for body, shape, element in self._visual_materials:
             name = shape.material.name
-            if name in materials:
-                if shape.material.color is None and shape.material.texture is None:
-                    shape.material = materials[name]
+            if not name:
+                continue
+            if name in materials:  # the robot-level material wins, even over an inline definition
+                shape.material = materials[name]
             elif shape.material.color is not None or shape.material.texture is not None:
                 materials[name] = shape.material
             else:  # urdfdom 3 and later only warn here
@@ -222,7 +245,7 @@ class _UrdfReader:
                     Severity.WARNING,
                     "undefined-material",
                     f"link {body.name!r} uses material {name!r}, which is not defined",
-                    self.values.where(visual.find("material")),
+                    self.values.where(element),
                     did_you_mean(name, materials) or f'define <material name="{name}"> with a <color>',
                 )
 
@@ -236,35 +259,37 @@ class _UrdfReader:
                 body.inertial = self._inertial(child)
             elif tag == "visual":
                 shape = self._shape(child)
-                material = child.find("material")
-                if material is not None:
-                    shape.material = self._material(material)
-                body.visuals.append(shape)
+                if shape is not None:
+                    material = child.find("material")
+                    if material is not None:
+                        shape.material = self._material(material)
+                        self._visual_materials.append((body, shape, material))
+                    body.visuals.append(shape)
             elif tag == "collision":
-                body.collisions.append(self._shape(child))
+                shape = self._shape(child)
+                if shape is not None:
+                    body.collisions.append(shape)
             else:
                 body.extras.setdefault("xml", []).append(self._keep(child, name, False))
         return body
 
-    def _inertial(self, element: Element) -> Inertial:
+    def _inertial(self, element: Element) -> Inertial | None:
         v = self.values
         mass_el = element.find("mass")
-        if mass_el is None:
-            raise MissingAttribute(
-                "<inertial> needs a <mass value=...> element",
-                location=v.where(element),
-                construct="inertial/mass",
-                suggestion='add <mass value="1.0"/>',
-            )
-        mass = v.number(mass_el, "value")
         inertia_el = element.find("inertia")
-        if inertia_el is None:
-            raise MissingAttribute(
-                "<inertial> needs an <inertia> element",
-                location=v.where(element),
-                construct="inertial/inertia",
-                suggestion='add <inertia ixx="" ixy="" ixz="" iyy="" iyz="" izz=""/>',
+        if mass_el is None or inertia_el is None:
+            missing = "<mass>" if mass_el is None else "<inertia>"
+            self.model.diagnose(
+                Severity.ERROR,
+                "incomplete-inertial",
+                f"<inertial> has no {missing}; the link is loaded without an inertial, as urdfdom does",
+                v.where(element),
+                'add <mass value="..."/>'
+                if mass_el is None
+                else 'add <inertia ixx="" ixy="" ixz="" iyy="" iyz="" izz=""/>',
             )
+            return None
+        mass = v.number(mass_el, "value")
         ixx, ixy, ixz, iyy, iyz, izz = (v.number(inertia_el, k) for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz"))
         tensor = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
         origin = element.find("origin")
@@ -274,7 +299,7 @@ class _UrdfReader:
             tensor = rotation @ tensor @ rotation.T
         return Inertial(mass=mass, com=np.array(xyz, dtype=float), inertia=tensor)
 
-    def _shape(self, element: Element) -> Shape:
+    def _shape(self, element: Element) -> Shape | None:
         v = self.values
         geometry_el = element.find("geometry")
         if geometry_el is None:
@@ -284,15 +309,16 @@ class _UrdfReader:
                 construct=f"{element.tag}/geometry",
                 suggestion='add <geometry><box size="..."/></geometry>',
             )
-        shape = Shape(
-            geometry=self._geometry(geometry_el), pose=self._pose(element.find("origin")), name=element.get("name")
-        )
+        geometry = self._geometry(geometry_el)
+        if geometry is None:
+            return None
+        shape = Shape(geometry=geometry, pose=self._pose(element.find("origin")), name=element.get("name"))
         for child in element:
             if child.tag not in ("geometry", "origin", "material"):
                 shape.extras.setdefault("xml", []).append(self._keep(child, None, False))
         return shape
 
-    def _geometry(self, element: Element) -> Geometry:
+    def _geometry(self, element: Element) -> Geometry | None:
         v = self.values
         if len(element) == 0:
             raise MissingAttribute(
@@ -312,7 +338,16 @@ class _UrdfReader:
         if tag == "capsule":
             return Capsule(radius=v.number(shape, "radius"), length=v.number(shape, "length"))
         if tag == "mesh":
-            uri = v.required(shape, "filename")
+            uri = shape.get("filename")
+            if uri is None:  # urdfdom drops the shape with an error message; yourdfpy loads the rest
+                self.model.diagnose(
+                    Severity.ERROR,
+                    "mesh-without-filename",
+                    "<mesh> has no filename; the shape is left out",
+                    v.where(shape),
+                    'add filename="package://..."',
+                )
+                return None
             scale = v.vector(shape, "scale", 3, None)
             mesh = Mesh(uri=uri, scale=np.array(scale) if scale is not None else np.ones(3))
             mesh.path, mesh.tried = self.context.resolve(uri)
@@ -368,6 +403,15 @@ class _UrdfReader:
         )
         axis_el = element.find("axis")
         if axis_el is not None:
+            if "xyz" not in axis_el.attrib and kind not in (JointType.FIXED, JointType.FLOATING):
+                self.model.diagnose(
+                    Severity.WARNING,
+                    "axis-without-xyz",
+                    f"<axis> of joint {name!r} has no xyz; robodesc uses 1 0 0 as yourdfpy does "
+                    "(urdfdom reads a zero axis)",
+                    v.where(axis_el),
+                    'write the direction, e.g. <axis xyz="0 0 1"/>',
+                )
             axis = np.array(v.vector(axis_el, "xyz", 3, [1.0, 0.0, 0.0]))
             norm = math.sqrt(float(axis @ axis))
             if norm == 0.0 and kind not in (JointType.FIXED, JointType.FLOATING):

@@ -1,0 +1,396 @@
+"""The `robodesc` command line: inspect a description file without writing Python.
+
+Subcommands: `info` (summary and joint table), `tree` (the kinematic tree), `fk` (world poses at
+given joint values) and `formats` (what the installed plugins can read and write).
+
+Every failure robodesc knows about is a `RobodescError`; the CLI prints it as one line on stderr
+and exits with status 1, so scripts can rely on the exit code and users never see a traceback
+for a bad file. Usage errors exit with status 2, as argparse does. Anything else is a bug and is
+allowed to show its traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from . import __version__, load
+from .core.errors import ConfigurationError, RobodescError, UnresolvedReference, did_you_mean
+from .core.model import Body, Joint, Limits, Model
+from .core.transforms import matrix_to_rpy
+from .plugins import FormatSpec, default_registry
+
+PROG = "robodesc"
+
+
+# -- small formatting helpers ------------------------------------------------------------------
+def _number(value: float | None) -> float | None:
+    """A limit or mass as a JSON-safe float: None when absent or not finite (both mean "no limit")."""
+    if value is None:
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+def _text(value: float | None) -> str:
+    """A number for a human: shortest sensible form, '-' when absent."""
+    value = _number(value)
+    return "-" if value is None else f"{value:g}"
+
+
+def _fixed(value: float) -> str:
+    """A pose component with 6 decimals, never printed as '-0.000000'."""
+    return f"{round(float(value), 6) + 0.0:.6f}"
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    """Left-aligned columns separated by two spaces; the last column is not padded."""
+    widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
+    lines = []
+    for row in [header, *rows]:
+        cells = [str(cell).ljust(width) for cell, width in zip(row, widths)]
+        lines.append("  ".join(cells).rstrip())
+    return lines
+
+
+# -- loading -----------------------------------------------------------------------------------
+def _load(args: argparse.Namespace) -> Model:
+    """Load FILE with the shared --format / --search-path options."""
+    return load(args.file, format=args.format, search_paths=args.search_path or ())
+
+
+# -- info --------------------------------------------------------------------------------------
+def _info_facts(model: Model) -> dict[str, Any]:
+    """Everything `info` reports, as plain data: the text and JSON outputs are both built from it."""
+    bodies = list(model.bodies.values())
+    movable = model.movable_joints()
+    masses = [b.inertial.mass for b in bodies if b.inertial is not None]
+    joints = []
+    for name in movable:
+        limits = model.joints[name].limits
+        joints.append(
+            {
+                "name": name,
+                "type": str(model.joints[name].type),
+                "lower": _number(limits.lower),
+                "upper": _number(limits.upper),
+                "velocity": _number(limits.velocity),
+                "effort": _number(limits.effort),
+            }
+        )
+    diagnostics = [
+        {
+            "severity": str(d.severity),
+            "code": d.code,
+            "message": d.message,
+            "file": d.location.file,
+            "line": d.location.line,
+            "element": d.location.element,
+            "suggestion": d.suggestion,
+            "text": str(d),
+        }
+        for d in model.diagnostics
+    ]
+    return {
+        "name": model.name,
+        "format": model.format,
+        "source": model.source,
+        "counts": {
+            "bodies": len(bodies),
+            "joints": len(model.joints),
+            "movable_joints": len(movable),
+            "frames": len(model.frames),
+            "visuals": sum(len(b.visuals) for b in bodies),
+            "collisions": sum(len(b.collisions) for b in bodies),
+            "extras": len(model.extras),
+            "diagnostics": len(model.diagnostics),
+        },
+        "root": model.root.name if bodies else None,
+        "total_mass": float(sum(masses)),
+        "movable_joints": joints,
+        "diagnostics": diagnostics,
+    }
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    """Print a summary of one file: what it is, how big, its joints and any load diagnostics."""
+    facts = _info_facts(_load(args))
+    if args.json:
+        print(json.dumps(facts, indent=2))
+        return 0
+    counts = facts["counts"]
+    summary = [
+        ("model", facts["name"]),
+        ("format", facts["format"] or "-"),
+        ("source", facts["source"] or "-"),
+        ("bodies", counts["bodies"]),
+        ("joints", counts["joints"]),
+        ("movable joints", counts["movable_joints"]),
+        ("frames", counts["frames"]),
+        ("visuals", counts["visuals"]),
+        ("collisions", counts["collisions"]),
+        ("extras", counts["extras"]),
+        ("diagnostics", counts["diagnostics"]),
+        ("root body", facts["root"] or "-"),
+        ("total mass", _text(facts["total_mass"])),
+    ]
+    width = max(len(key) for key, _ in summary) + 1
+    for key, value in summary:
+        print(f"{key + ':':<{width}} {value}")
+    if facts["movable_joints"]:
+        print()
+        print("movable joints (configuration order):")
+        keys = ("name", "type", "lower", "upper", "velocity", "effort")
+        rows = [[j["name"], j["type"], *(_text(j[k]) for k in keys[2:])] for j in facts["movable_joints"]]
+        for line in _table(keys, rows):
+            print("  " + line)
+    if facts["diagnostics"]:
+        print()
+        print("diagnostics:")
+        for diagnostic in facts["diagnostics"]:
+            print("  " + diagnostic["text"])
+    return 0
+
+
+# -- tree --------------------------------------------------------------------------------------
+def _limits_text(limits: Limits | None) -> str | None:
+    """'lower..upper' for a limited axis; None when neither bound is given (continuous, ball, ...)."""
+    if limits is None or (_number(limits.lower) is None and _number(limits.upper) is None):
+        return None
+    lower = "-inf" if _number(limits.lower) is None else _text(limits.lower)
+    upper = "inf" if _number(limits.upper) is None else _text(limits.upper)
+    return f"{lower}..{upper}"
+
+
+def _joint_text(joint: Joint) -> str:
+    """One joint as shown in the tree: 'name: type limits', plus whom it mimics."""
+    parts = [f"{joint.name}: {joint.type}"]
+    ranges = [r for r in (_limits_text(joint.limits), _limits_text(joint.limits2)) if r is not None]
+    if ranges:
+        parts.append(" " + ", ".join(ranges))
+    if joint.mimic is not None:
+        parts.append(f" (mimics {joint.mimic.joint})")
+    return "".join(parts)
+
+
+def _body_label(model: Model, body: Body) -> str:
+    """A body name followed by the joint(s) that connect it to its parent."""
+    if body.joints:
+        return f"{body.name}  [" + "; ".join(_joint_text(model.joints[j]) for j in body.joints) + "]"
+    if body.parent is not None:
+        return f"{body.name}  [no joint]"  # attached rigidly without a joint element (e.g. an MJCF body)
+    return body.name
+
+
+def _tree_lines(model: Model, name: str, prefix: str) -> list[str]:
+    """The lines below body `name`: each child two columns further in, drawn with box characters."""
+    lines = []
+    children = model.children(name)
+    for i, child in enumerate(children):
+        last = i == len(children) - 1
+        lines.append(prefix + ("└── " if last else "├── ") + _body_label(model, model.bodies[child]))
+        lines.extend(_tree_lines(model, child, prefix + ("  " if last else "│ ")))
+    return lines
+
+
+def cmd_tree(args: argparse.Namespace) -> int:
+    """Print the kinematic tree, every root first (a model normally has one)."""
+    model = _load(args)
+    for body in model.bodies.values():
+        if body.parent is None:
+            print(_body_label(model, body))
+            for line in _tree_lines(model, body.name, ""):
+                print(line)
+    return 0
+
+
+# -- fk ----------------------------------------------------------------------------------------
+def _parse_sets(model: Model, items: Sequence[str]) -> dict[str, list[float]]:
+    """Turn `--set JOINT=V[,V...]` options into joint values; later options for a joint win.
+
+    A joint that takes no value of its own (fixed, or a mimic follower) is refused rather than
+    silently ignored as the library does, since on the command line it is almost surely a mistake.
+    """
+    values: dict[str, list[float]] = {}
+    movable = set(model.movable_joints())
+    for item in items:
+        name, sep, text = item.partition("=")
+        name = name.strip()
+        if not sep or not name:
+            raise ConfigurationError(f"--set {item!r} is not of the form JOINT=VALUE")
+        if name not in model.joints:
+            raise ConfigurationError(
+                f"no joint named {name!r}", construct=name, suggestion=did_you_mean(name, model.joints)
+            )
+        if name not in movable:
+            joint = model.joints[name]
+            why = f"mimics {joint.mimic.joint!r}" if joint.mimic is not None else f"is {joint.type}"
+            raise ConfigurationError(f"joint {name!r} {why} and takes no value of its own", construct=name)
+        numbers = []
+        for part in text.split(","):
+            try:
+                number = float(part)
+            except ValueError:
+                raise ConfigurationError(f"joint {name!r} was given {text!r}, which is not a number") from None
+            if not math.isfinite(number):
+                raise ConfigurationError(f"joint {name!r} was given {text!r}, which is not finite")
+            numbers.append(number)
+        values[name] = numbers
+    return values
+
+
+def cmd_fk(args: argparse.Namespace) -> int:
+    """Print world poses of bodies and frames at the given joint values (others at their reference)."""
+    model = _load(args)
+    poses = model.forward_kinematics(_parse_sets(model, args.set or ()))
+    names = list(poses)
+    if args.frame:
+        names = list(dict.fromkeys(args.frame))  # keep the order given, drop repeats
+        for name in names:
+            if name not in poses:
+                raise UnresolvedReference(
+                    f"no body or frame named {name!r} in model {model.name!r}",
+                    construct=name,
+                    suggestion=did_you_mean(name, poses),
+                )
+    if args.json:
+        # One pose per line: indent=2 would put each of the 16 numbers on a line of its own.
+        entries = [f"  {json.dumps(name)}: {json.dumps(np.asarray(poses[name]).tolist())}" for name in names]
+        print("{\n" + ",\n".join(entries) + "\n}")
+        return 0
+    width = max((len(name) for name in names), default=0)
+    for name in names:
+        pose = np.asarray(poses[name])
+        xyz = ", ".join(_fixed(v) for v in pose[:3, 3])
+        rpy = ", ".join(_fixed(v) for v in matrix_to_rpy(pose[:3, :3]))
+        print(f"{name:<{width}}  xyz=({xyz})  rpy=({rpy})")
+    return 0
+
+
+# -- formats -----------------------------------------------------------------------------------
+def cmd_formats(args: argparse.Namespace) -> int:
+    """List the formats the installed plugins provide, and the plugins that failed to load."""
+    registry = default_registry()
+    # The registry, not `robodesc.formats()`: the name `robodesc.formats` is also a subpackage.
+    specs: list[FormatSpec] = list(registry.formats().values())
+    rows = [
+        [
+            spec.name,
+            " ".join(spec.extensions) or "-",
+            "yes" if spec.can_read else "no",
+            "yes" if spec.can_write else "no",
+            spec.plugin or "-",
+            spec.description,
+        ]
+        for spec in sorted(specs, key=lambda s: s.name)
+    ]
+    if rows:
+        for line in _table(("name", "extensions", "read", "write", "plugin", "description"), rows):
+            print(line)
+    else:
+        print("no formats installed")
+    if registry.conflicts:
+        print()
+        print("formats provided by several plugins (unusable until all but one are removed):")
+        for name, plugins in sorted(registry.conflicts.items()):
+            print(f"  {name}: {', '.join(plugins)}")
+    if registry.broken:
+        print()
+        print("plugins that failed to load:")
+        for plugin, why in sorted(registry.broken.items()):
+            print(f"  {plugin}: {why}")
+    return 0
+
+
+# -- argument parsing --------------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser; separate from `main` so tests and docs can inspect it."""
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Inspect robot description files in any format an installed plugin reads (see `robodesc formats`).",
+    )
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    source = argparse.ArgumentParser(add_help=False)
+    source.add_argument("file", metavar="FILE", help="the description file to load")
+    source.add_argument(
+        "--format", metavar="NAME", help="read FILE as this format (default: from its extension or content)"
+    )
+    source.add_argument(
+        "--search-path",
+        metavar="DIR",
+        action="append",
+        help="extra root for package://, model:// and includes (repeatable)",
+    )
+
+    info = sub.add_parser(
+        "info", parents=[source], help="summarise a description file", description="Summarise a description file."
+    )
+    info.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    info.set_defaults(handler=cmd_info)
+
+    tree = sub.add_parser(
+        "tree", parents=[source], help="print the kinematic tree", description="Print the kinematic tree."
+    )
+    tree.set_defaults(handler=cmd_tree)
+
+    fk = sub.add_parser(
+        "fk",
+        parents=[source],
+        help="print world poses at given joint values",
+        description="Print world poses of bodies and frames; joints not set stay at their reference value.",
+    )
+    fk.add_argument(
+        "--set",
+        metavar="JOINT=VALUE",
+        action="append",
+        help="joint value (repeatable); comma-separated for multi-value joints: "
+        "ball w,x,y,z, floating x,y,z,w,qx,qy,qz",
+    )
+    fk.add_argument("--frame", metavar="NAME", action="append", help="only this body or frame (repeatable)")
+    fk.add_argument("--json", action="store_true", help="print {name: 4x4 matrix} as JSON")
+    fk.set_defaults(handler=cmd_fk)
+
+    fmt = sub.add_parser(
+        "formats", help="list the installed formats", description="List the formats installed plugins provide."
+    )
+    fmt.set_defaults(handler=cmd_formats)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line and return the exit status (0 ok, 1 robodesc error, 2 usage error).
+
+    Warnings (e.g. a plugin that failed to import) are printed as one line each on stderr rather
+    than with Python's file-and-line decoration, which means nothing to a command-line user.
+    """
+    args = build_parser().parse_args(argv)
+    handler: Callable[[argparse.Namespace], int] = args.handler
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            status = handler(args)
+        except RobodescError as err:
+            message = str(err)
+            file = getattr(args, "file", None)
+            if file and file not in message:
+                message = f"{file}: {message}"  # errors found after loading do not always name the file
+            print(f"{PROG}: error: {message}", file=sys.stderr)
+            status = 1
+        except KeyboardInterrupt:
+            status = 130
+    for warning in caught:
+        print(f"{PROG}: warning: {warning.message}", file=sys.stderr)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,420 @@
+"""The plugin system: format registry, detection, third-party plugins, hooks and broken plugins."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import os
+import warnings
+
+import pytest
+
+import robodesc
+import robodesc.plugins.manager as manager
+from robodesc import (
+    Body,
+    FormatError,
+    FormatSpec,
+    Model,
+    PluginError,
+    PluginWarning,
+    RobodescError,
+    hookimpl,
+)
+from robodesc.plugins import Registry, default_registry
+
+URDF = '<robot name="r"><link name="a"/></robot>'
+URDF_WITH_MESH = (
+    '<robot name="r"><link name="a"><visual><geometry><mesh filename="{uri}"/></geometry></visual></link></robot>'
+)
+
+
+@pytest.fixture()
+def register():
+    """Register plugins on the default registry for one test; always unregistered afterwards."""
+    names: list[str] = []
+
+    def _register(plugin, name):
+        names.append(robodesc.register_plugin(plugin, name=name))
+        return names[-1]
+
+    yield _register
+    for name in reversed(names):
+        robodesc.unregister_plugin(name)
+
+
+def format_names(registry=None) -> set[str]:
+    return set((registry or default_registry()).formats())
+
+
+# -- the built-in format -------------------------------------------------------------------------------
+
+
+def test_urdf_format_is_listed_with_its_plugin_and_extension():
+    formats = {f.name: f for f in robodesc.formats()}
+    assert "urdf" in formats
+    spec = formats["urdf"]
+    assert spec.plugin == "urdf"
+    assert ".urdf" in spec.extensions
+    assert spec.can_read
+
+
+def test_urdf_comes_from_the_robodesc_entry_point_group():
+    eps = importlib.metadata.entry_points(group="robodesc")
+    by_name = {ep.name: ep for ep in eps}
+    assert "urdf" in by_name
+    assert by_name["urdf"].value == "robodesc.formats.urdf"
+
+
+def test_public_formats_function_still_works_after_a_load():
+    # regression: importing robodesc.formats.urdf (which any load does) used to rebind
+    # robodesc.formats from the function to the subpackage
+    import robodesc.formats.urdf  # noqa: F401
+
+    robodesc.loads(URDF, format="urdf")
+    assert callable(robodesc.formats)
+    specs = robodesc.formats()
+    assert "urdf" in {f.name for f in specs}
+
+
+# -- format detection -------------------------------------------------------------------------------
+
+
+def test_detect_by_extension(tmp_path):
+    path = tmp_path / "robot.URDF"  # extension matching ignores case
+    path.write_text(URDF)
+    model = robodesc.load(path)
+    assert model.format == "urdf"
+    assert model.source == str(path)
+
+
+def test_detect_by_sniffing_an_xml_file(tmp_path):
+    path = tmp_path / "robot.xml"
+    path.write_text('<?xml version="1.0"?>\n<!-- generated -->\n<robot name="sniffed"><link name="a"/></robot>')
+    model = robodesc.load(path)
+    assert model.name == "sniffed"
+    assert model.format == "urdf"
+
+
+def test_loads_without_format_sniffs():
+    assert robodesc.loads(URDF).format == "urdf"
+
+
+def test_undetectable_xml_raises_format_error(tmp_path):
+    path = tmp_path / "thing.xml"
+    path.write_text('<?xml version="1.0"?>\n<notarobot/>\n')
+    with pytest.raises(FormatError) as info:
+        robodesc.load(path)
+    assert "thing.xml" in str(info.value)
+    assert "urdf" in info.value.suggestion
+
+
+def test_unknown_format_name_suggests_a_close_one():
+    with pytest.raises(FormatError) as info:
+        robodesc.loads(URDF, format="urfd")
+    assert "'urfd'" in str(info.value)
+    assert "did you mean" in info.value.suggestion
+    assert "'urdf'" in info.value.suggestion
+
+
+def test_unknown_format_name_without_close_match_lists_formats():
+    with pytest.raises(FormatError) as info:
+        robodesc.loads(URDF, format="collada-zzz")
+    assert "urdf" in info.value.suggestion
+
+
+def test_missing_file_is_resource_not_found(tmp_path):
+    with pytest.raises(robodesc.ResourceNotFound) as info:
+        robodesc.load(tmp_path / "nope.urdf")
+    assert "nope.urdf" in str(info.value)
+
+
+# -- a third-party plugin registered at run time -----------------------------------------------------
+
+LINKS_MAGIC = b"LINKS-V1"
+
+
+def _read_links(data: bytes, context) -> Model:
+    """A toy format: 'LINKS-V1' then one link name per line, each the child of the previous."""
+    lines = data.decode().split("\n")[1:]
+    names = [n.strip() for n in lines if n.strip()]
+    model = Model(name="chain")
+    parent = None
+    for name in names:
+        model.bodies[name] = Body(name, parent=parent)
+        parent = name
+    return model
+
+
+class LinksPlugin:
+    def __init__(self):
+        self.loaded: list[tuple[Model, object]] = []
+
+    @hookimpl
+    def robodesc_formats(self):
+        return [
+            FormatSpec(
+                name="links",
+                extensions=(".links",),
+                read=_read_links,
+                sniff=lambda head: head.startswith(LINKS_MAGIC),
+                description="test format",
+            )
+        ]
+
+    @hookimpl
+    def robodesc_model_loaded(self, model, context):
+        self.loaded.append((model, context))
+
+
+def test_third_party_format_end_to_end(register, tmp_path):
+    plugin = LinksPlugin()
+    assert "links" not in format_names()
+    name = register(plugin, "links-plugin")
+    assert name == "links-plugin"
+
+    spec = default_registry().formats()["links"]
+    assert spec.plugin == "links-plugin"
+    assert spec.extensions == (".links",)
+
+    # by extension
+    path = tmp_path / "arm.links"
+    path.write_bytes(LINKS_MAGIC + b"\nbase\nupper\nlower\n")
+    model = robodesc.load(path)
+    assert list(model.bodies) == ["base", "upper", "lower"]
+    assert model.format == "links"
+    assert model.source == str(path)
+    assert model.parent("lower") == "upper"
+    # by sniffing, with a file name nobody claims
+    other = tmp_path / "arm.txt"
+    other.write_bytes(LINKS_MAGIC + b"\nx\ny\n")
+    assert list(robodesc.load(other).bodies) == ["x", "y"]
+    # from text
+    assert list(robodesc.loads(LINKS_MAGIC + b"\nq\n").bodies) == ["q"]
+    assert list(robodesc.loads(LINKS_MAGIC + b"\nq\n", format="links").bodies) == ["q"]
+    # urdf still works alongside
+    assert robodesc.loads(URDF).format == "urdf"
+
+
+def test_unregister_removes_the_format(tmp_path):
+    plugin = LinksPlugin()
+    robodesc.register_plugin(plugin, name="links-temp")
+    try:
+        assert "links" in format_names()
+    finally:
+        robodesc.unregister_plugin("links-temp")
+    assert "links" not in format_names()
+    with pytest.raises(FormatError):
+        robodesc.loads(LINKS_MAGIC + b"\na\n", format="links")
+    path = tmp_path / "a.links"
+    path.write_bytes(LINKS_MAGIC + b"\na\n")
+    with pytest.raises(FormatError):
+        robodesc.load(path)
+
+
+def test_model_loaded_hook_sees_every_model(register):
+    plugin = LinksPlugin()
+    register(plugin, "watcher")
+    model = robodesc.loads(URDF, format="urdf")
+    assert len(plugin.loaded) == 1
+    seen, context = plugin.loaded[0]
+    assert seen is model
+    assert context.format == "urdf"
+
+
+def test_model_loaded_hook_can_add_diagnostics(register):
+    class Checker:
+        @hookimpl
+        def robodesc_model_loaded(self, model, context):
+            model.diagnose(robodesc.Severity.INFO, "checked", f"{len(model.bodies)} bodies")
+
+    register(Checker(), "checker")
+    model = robodesc.loads(URDF, format="urdf")
+    assert [d.code for d in model.diagnostics] == ["checked"]
+
+
+def test_registering_the_same_name_twice_is_a_plugin_error(register):
+    register(LinksPlugin(), "twice")
+    with pytest.raises(PluginError):
+        robodesc.register_plugin(LinksPlugin(), name="twice")
+
+
+# -- conflicts and broken plugins ----------------------------------------------------------------------
+
+
+def _format_plugin(format_name: str, read=_read_links, fail: Exception | None = None):
+    class P:
+        @hookimpl
+        def robodesc_formats(self):
+            if fail is not None:
+                raise fail
+            return [FormatSpec(name=format_name, extensions=(f".{format_name}",), read=read)]
+
+    return P()
+
+
+def test_two_plugins_claiming_one_format(register):
+    register(_format_plugin("dupfmt"), "first-dup")
+    register(_format_plugin("dupfmt"), "second-dup")
+    with pytest.raises(PluginError) as info:
+        robodesc.loads(b"whatever", format="dupfmt")
+    message = str(info.value)
+    assert "first-dup" in message and "second-dup" in message
+    assert info.value.suggestion
+    assert "dupfmt" not in format_names()
+    # every other format keeps working
+    assert robodesc.loads(URDF, format="urdf").name == "r"
+
+
+def test_a_plugin_claiming_urdf_breaks_only_urdf(register):
+    register(_format_plugin("urdf"), "impostor")
+    register(_format_plugin("solo"), "solo-plugin")
+    with pytest.raises(PluginError) as info:
+        robodesc.loads(URDF, format="urdf")
+    assert "impostor" in str(info.value) and "'urdf'" in str(info.value)
+    assert robodesc.loads(LINKS_MAGIC + b"\nz\n", format="solo").name == "chain"
+
+
+def test_a_plugin_whose_formats_hook_raises_does_not_break_the_others():
+    registry = Registry()
+    registry.register(_format_plugin("never", fail=RuntimeError("plugin bug")), name="crashy")
+    with pytest.warns(PluginWarning, match="crashy"):
+        formats = registry.formats()
+    assert "urdf" in formats
+    assert "never" not in formats
+    assert "crashy" in registry.broken
+    assert registry.loads(URDF, format="urdf").name == "r"
+    with pytest.raises(FormatError) as info:
+        registry.loads(b"x", format="never")
+    assert "crashy" in str(info.value)  # the error names the plugin that failed to load
+
+
+def test_reader_raising_a_foreign_exception_becomes_plugin_error(register):
+    def bad_read(data, context):
+        raise ValueError("cannot parse that")
+
+    register(_format_plugin("badread", read=bad_read), "bad-reader")
+    with pytest.raises(PluginError) as info:
+        robodesc.loads(b"x", format="badread")
+    message = str(info.value)
+    assert "bad-reader" in message
+    assert "ValueError" in message and "cannot parse that" in message
+    assert isinstance(info.value.__cause__, ValueError)
+
+
+def test_reader_raising_a_robodesc_error_passes_it_through(register):
+    def strict_read(data, context):
+        raise robodesc.MalformedValue("bad number", construct="x")
+
+    register(_format_plugin("strict", read=strict_read), "strict-reader")
+    with pytest.raises(robodesc.MalformedValue, match="bad number"):
+        robodesc.loads(b"x", format="strict")
+
+
+def test_reader_returning_none_is_a_plugin_error(register):
+    register(_format_plugin("nonefmt", read=lambda data, context: None), "none-reader")
+    with pytest.raises(PluginError):
+        robodesc.loads(b"x", format="nonefmt")
+
+
+def test_model_loaded_hook_failure_is_a_plugin_error(register):
+    class Broken:
+        @hookimpl
+        def robodesc_model_loaded(self, model, context):
+            raise KeyError("oops")
+
+    register(Broken(), "broken-post")
+    with pytest.raises(PluginError):
+        robodesc.loads(URDF, format="urdf")
+
+
+def test_broken_entry_point_is_reported_and_the_others_load(monkeypatch):
+    real = list(importlib.metadata.entry_points(group=manager.ENTRY_POINT_GROUP))
+    assert {ep.name for ep in real} >= {"urdf"}
+
+    class BrokenEntryPoint:
+        name = "broken_plugin"
+        value = "robodesc_no_such_module_xyz:plugin"
+        group = manager.ENTRY_POINT_GROUP
+
+        def load(self):
+            raise ImportError("No module named 'robodesc_no_such_module_xyz'")
+
+    def fake_entry_points(**kwargs):
+        assert kwargs.get("group") == manager.ENTRY_POINT_GROUP
+        return [*real, BrokenEntryPoint()]
+
+    monkeypatch.setattr(manager, "entry_points", fake_entry_points)
+    registry = Registry()
+    with pytest.warns(PluginWarning, match="broken_plugin"):
+        formats = registry.formats()
+    assert "broken_plugin" in registry.broken
+    assert "ImportError" in registry.broken["broken_plugin"]
+    assert "urdf" in formats
+    assert registry.loads(URDF, format="urdf").name == "r"
+    # the failure is named when a user asks for a format that is not there
+    with pytest.raises(FormatError) as info:
+        registry.loads(b"x", format="nosuchformat")
+    assert "broken_plugin" in str(info.value)
+
+
+def test_registry_without_entry_points_has_no_formats():
+    registry = Registry(load_entry_points=False)
+    assert registry.formats() == {}
+    with pytest.raises(FormatError):
+        registry.loads(URDF, format="urdf")
+
+
+# -- URI resolution hook -------------------------------------------------------------------------------
+
+
+def test_resolve_uri_hook_takes_precedence_over_the_built_in_resolver(register, tmp_path):
+    builtin_target = tmp_path / "mesh.stl"
+    builtin_target.write_text("x")
+    plugin_target = tmp_path / "elsewhere" / "from_plugin.stl"
+    plugin_target.parent.mkdir()
+    plugin_target.write_text("y")
+    asked: list[str] = []
+
+    class Resolver:
+        @hookimpl
+        def robodesc_resolve_uri(self, uri, context):
+            asked.append(uri)
+            if uri in ("mesh.stl", "custom://thing"):
+                return str(plugin_target)
+            return None
+
+    # without the plugin the relative path resolves next to base_dir
+    model = robodesc.loads(URDF_WITH_MESH.format(uri="mesh.stl"), format="urdf", base_dir=tmp_path)
+    assert model.bodies["a"].visuals[0].geometry.resolved_path() == os.path.normpath(builtin_target)
+
+    register(Resolver(), "resolver-plugin")
+    model = robodesc.loads(URDF_WITH_MESH.format(uri="mesh.stl"), format="urdf", base_dir=tmp_path)
+    assert model.bodies["a"].visuals[0].geometry.resolved_path() == str(plugin_target)
+    # a scheme only the plugin knows
+    model = robodesc.loads(URDF_WITH_MESH.format(uri="custom://thing"), format="urdf", base_dir=tmp_path)
+    assert model.bodies["a"].visuals[0].geometry.resolved_path() == str(plugin_target)
+    assert not model.diagnostics
+    # when the plugin answers None, the built-in resolver still runs
+    other = tmp_path / "other.stl"
+    other.write_text("z")
+    model = robodesc.loads(URDF_WITH_MESH.format(uri="other.stl"), format="urdf", base_dir=tmp_path)
+    assert model.bodies["a"].visuals[0].geometry.resolved_path() == os.path.normpath(other)
+    assert asked.count("other.stl") == 1
+
+
+# -- error hierarchy ------------------------------------------------------------------------------------
+
+
+def test_every_public_error_is_a_robodesc_error():
+    for name in robodesc.__all__:
+        obj = getattr(robodesc, name)
+        if isinstance(obj, type) and issubclass(obj, Exception) and not issubclass(obj, Warning):
+            assert issubclass(obj, RobodescError), name
+
+
+def test_plugin_warning_is_a_user_warning():
+    assert issubclass(PluginWarning, UserWarning)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        warnings.warn("x", PluginWarning)
+    assert caught and issubclass(caught[0].category, PluginWarning)
