@@ -12,9 +12,11 @@ from collections.abc import Iterable
 from typing import Any
 
 from .core import (
+    Actuator,
     Body,
     Box,
     Capsule,
+    Constraint,
     Cylinder,
     Diagnostic,
     Dynamics,
@@ -130,9 +132,11 @@ def unregister_plugin(name: str) -> None:
 
 
 __all__ = [
+    "Actuator",
     "Body",
     "Box",
     "Capsule",
+    "Constraint",
     "ConfigurationError",
     "CyclicAttachment",
     "CyclicInclude",

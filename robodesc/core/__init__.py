@@ -7,13 +7,15 @@ from .diagnostics import Diagnostic, Severity
 from .errors import Location, RobodescError
 from .geometry import Box, Capsule, Cylinder, Ellipsoid, Geometry, Heightfield, Material, Mesh, Plane, Shape, Sphere
 from .kinematics import Kinematics, Poses
-from .model import Body, Dynamics, Extra, Frame, Inertial, Joint, JointType, Limits, Mimic, Model
+from .model import Actuator, Body, Constraint, Dynamics, Extra, Frame, Inertial, Joint, JointType, Limits, Mimic, Model
 from .resources import LoadContext
 
 __all__ = [
+    "Actuator",
     "Body",
     "Box",
     "Capsule",
+    "Constraint",
     "Cylinder",
     "Diagnostic",
     "Dynamics",

@@ -178,6 +178,40 @@ class Frame:
 
 
 @dataclass
+class Actuator:
+    """Something that drives the model: its transmission target and gear.
+
+    `joint` is set when the actuator drives a joint (MJCF `joint=`, a URDF transmission); other
+    transmissions name their `target` (a tendon, site or body) and say which in `transmission`.
+    """
+
+    name: str | None
+    kind: str  # e.g. "motor", "position", "velocity", "general"
+    joint: str | None = None
+    gear: float = 1.0
+    transmission: str = "joint"
+    target: str | None = None
+    location: Location = Location()
+    extras: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Constraint:
+    """A kinematic coupling the tree does not express: an MJCF equality, an SDF gearbox, ...
+
+    For a joint coupling (`kind == "joint"`), `elements` are (joint1, joint2) and
+    ``q1 = c0 + c1*q2 + c2*q2^2 + c3*q2^3 + c4*q2^4`` with `coefficients` c0..c4 (MuJoCo's polycoef).
+    """
+
+    kind: str
+    elements: tuple[str, ...]
+    name: str | None = None
+    coefficients: tuple[float, ...] = ()
+    location: Location = Location()
+    extras: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
 class Model:
     """A loaded description: bodies (parents before children, root first), joints, frames.
 
@@ -190,6 +224,9 @@ class Model:
     joints: dict[str, Joint] = field(default_factory=dict)
     frames: dict[str, Frame] = field(default_factory=dict)
     materials: dict[str, Material] = field(default_factory=dict)
+    actuators: list[Actuator] = field(default_factory=list)
+    constraints: list[Constraint] = field(default_factory=list)
+    configurations: dict[str, dict[str, Any]] = field(default_factory=dict)  # named joint values (keyframes)
     extras: list[Extra] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     format: str | None = None

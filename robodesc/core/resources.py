@@ -56,7 +56,7 @@ def package_roots(name: str, base_dir: str | None, search_paths: Iterable[str]) 
 def resolve_path(
     uri: str, base_dir: str | None, search_paths: Iterable[str], cache: dict[Any, Any] | None = None
 ) -> tuple[str | None, list[str]]:
-    """(local path or None, the paths tried) for `uri`; checks existence only.
+    """(local file or None, the paths tried) for `uri`; checks that the file exists, never reads it.
 
     `package://NAME/rest` finds the package folder first (as `rospack find` does: the first
     folder that exists wins) and then looks for `rest` inside it only. `cache` (one per load)
@@ -89,7 +89,7 @@ def resolve_path(
     else:
         candidates = [uri if os.path.isabs(uri) else os.path.join(base, uri)]
     for path in candidates:
-        if os.path.exists(path):
+        if os.path.isfile(path):
             return os.path.normpath(path), candidates
     return None, candidates
 

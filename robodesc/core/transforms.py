@@ -138,3 +138,57 @@ def skew(v: Sequence[float]) -> np.ndarray:
     """The cross-product matrix of a 3-vector."""
     x, y, z = v
     return np.array([[0.0, -z, y], [z, 0.0, -x], [-y, x, 0.0]])
+
+
+def quat_multiply(a: Sequence[float], b: Sequence[float]) -> np.ndarray:
+    """Hamilton product a * b of quaternions (w, x, y, z): rotate by b, then by a."""
+    aw, ax, ay, az = a
+    bw, bx, by, bz = b
+    return np.array(
+        [
+            aw * bw - ax * bx - ay * by - az * bz,
+            aw * bx + ax * bw + ay * bz - az * by,
+            aw * by - ax * bz + ay * bw + az * bx,
+            aw * bz + ax * by - ay * bx + az * bw,
+        ]
+    )
+
+
+def axis_angle_to_quat(axis: Sequence[float], angle: float) -> np.ndarray:
+    """Quaternion (w, x, y, z) of a rotation by `angle` about `axis` (normalised here)."""
+    x, y, z = (float(v) for v in axis)
+    n = math.sqrt(x * x + y * y + z * z)
+    if n == 0.0:
+        raise ValueError("zero rotation axis")
+    s = math.sin(angle / 2) / n
+    return np.array([math.cos(angle / 2), x * s, y * s, z * s])
+
+
+def euler_to_quat(angles: Sequence[float], sequence: str = "xyz") -> np.ndarray:
+    """Quaternion of three rotations about the axes named by `sequence` (MuJoCo's eulerseq).
+
+    A lower-case letter rotates about the axis of the frame as already rotated (intrinsic), an
+    upper-case letter about the fixed original axis (extrinsic); the two may be mixed.
+    """
+    q = np.array([1.0, 0.0, 0.0, 0.0])
+    for angle, letter in zip(angles, sequence):
+        axis = {"x": (1.0, 0.0, 0.0), "y": (0.0, 1.0, 0.0), "z": (0.0, 0.0, 1.0)}[letter.lower()]
+        r = axis_angle_to_quat(axis, angle)
+        q = quat_multiply(q, r) if letter.islower() else quat_multiply(r, q)
+    return q
+
+
+def quat_between(a: Sequence[float], b: Sequence[float]) -> np.ndarray:
+    """The shortest rotation (w, x, y, z) taking direction `a` to direction `b`."""
+    a = np.asarray(a, dtype=float) / np.linalg.norm(a)
+    b = np.asarray(b, dtype=float) / np.linalg.norm(b)
+    cos = float(a @ b)
+    axis = np.cross(a, b)
+    sin = float(np.linalg.norm(axis))
+    if sin < 1e-14:
+        if cos > 0:
+            return np.array([1.0, 0.0, 0.0, 0.0])
+        helper = np.array([1.0, 0.0, 0.0]) if abs(a[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
+        axis = np.cross(a, helper)
+        return axis_angle_to_quat(axis, math.pi)
+    return axis_angle_to_quat(axis, math.atan2(sin, cos))

@@ -64,9 +64,10 @@ class Registry:
         self._ensure_entry_points()
         try:
             registered = self.pm.register(plugin, name=name)
-        except ValueError as exc:
+        except ValueError:  # pluggy: the name or the object is registered already
             raise PluginError(
-                f"cannot register plugin {name or plugin!r}: {exc}", suggestion="give the plugin a unique name"
+                f"cannot register plugin {name or plugin!r}: that name or object is registered already",
+                suggestion="give the plugin a unique name, or unregister the old one first",
             ) from None
         except pluggy.PluginValidationError as exc:
             raise PluginError(f"plugin {name or plugin!r} is invalid: {exc}") from None
@@ -117,9 +118,12 @@ class Registry:
         )
 
     def _broken_note(self) -> str:
-        if not self.broken:
-            return ""
-        return " (plugins that failed to load: " + "; ".join(f"{k} {v}" for k, v in self.broken.items()) + ")"
+        """What went wrong with plugins, for errors about formats that cannot be found."""
+        notes = [f"plugins that failed to load: {k} {v}" for k, v in self.broken.items()]
+        notes += [
+            f"format {name!r} is claimed by several plugins ({', '.join(who)})" for name, who in self.conflicts.items()
+        ]
+        return " (" + "; ".join(notes) + ")" if notes else ""
 
     def detect(self, path: str | None, head: bytes) -> FormatSpec:
         """The format of a file: by extension when one format claims it, else by content."""

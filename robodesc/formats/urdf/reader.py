@@ -167,6 +167,17 @@ class _UrdfReader:
         for joint in joints.values():
             if joint.mimic is None:
                 continue
+            leader = joints.get(joint.mimic.joint)
+            if joint.dof > 1 or (joint.dof == 1 and leader is not None and leader.dof > 1):
+                self.model.diagnose(
+                    Severity.WARNING,
+                    "mimic-ignored",
+                    f"<mimic> of joint {joint.name!r} is ignored: only single-valued joints can follow or be followed",
+                    joint.location,
+                    "remove the <mimic> element",
+                )
+                joint.mimic = None
+                continue
             if joint.mimic.joint not in joints:
                 self.model.diagnose(
                     Severity.WARNING,
@@ -178,7 +189,6 @@ class _UrdfReader:
                 )
                 continue
             seen = [joint.name]
-            leader = joints[joint.mimic.joint]
             while leader.mimic is not None and leader.mimic.joint in joints and leader.name not in seen:
                 seen.append(leader.name)
                 leader = joints[leader.mimic.joint]
@@ -253,10 +263,13 @@ class _UrdfReader:
     def _link(self, element: Element, links: dict) -> Body:
         name = self._unique_name(element, links, "link")
         body = Body(name=name, location=self.values.where(element))
+        seen_inertial = False
         for child in element:
             tag = child.tag
             if tag == "inertial":
-                body.inertial = self._inertial(child)
+                if not seen_inertial:  # urdfdom reads the first <inertial> only
+                    body.inertial = self._inertial(child)
+                seen_inertial = True
             elif tag == "visual":
                 shape = self._shape(child)
                 if shape is not None:
