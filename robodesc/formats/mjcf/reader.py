@@ -77,6 +77,7 @@ from .schema import check_tree
 MINVAL = 1e-15  # MuJoCo's mjMINVAL: smaller masses and inertias of moving bodies are errors
 _ORIENTATIONS = ("quat", "axisangle", "euler", "xyaxes", "zaxis")
 _GEOM_TYPES = ("plane", "hfield", "sphere", "capsule", "ellipsoid", "cylinder", "box", "mesh", "sdf")
+_PRIMITIVES = ("sphere", "capsule", "cylinder", "ellipsoid", "box")
 _JOINT_TYPES = ("free", "ball", "slide", "hinge")
 _DEFAULTABLE = {
     "joint", "geom", "site", "camera", "light", "mesh", "material", "pair", "equality", "tendon",
@@ -113,6 +114,7 @@ class _Compiler:
     discardvisual: bool = False
     fusestatic: bool = False
     strippath: bool = False
+    fitaabb: bool = False
 
     def angle(self, value: float) -> float:
         return math.radians(value) if self.degree else value
@@ -129,7 +131,7 @@ class _GeomInfo:
     density: float
     group: int
     shell: bool
-    mesh: str | None
+    mesh: dict[str, Any] | None  # the <mesh> asset record (its processed form is cached in it)
     location: Location
 
 
@@ -408,7 +410,15 @@ class _MjcfReader:
         for name in ("meshdir", "texturedir", "assetdir"):
             if name in a:
                 setattr(c, name, a[name])
-        for name in ("autolimits", "balanceinertia", "alignfree", "discardvisual", "fusestatic", "strippath"):
+        for name in (
+            "autolimits",
+            "balanceinertia",
+            "alignfree",
+            "discardvisual",
+            "fusestatic",
+            "strippath",
+            "fitaabb",
+        ):
             setattr(c, name, self._bool(element, a, name, getattr(c, name)))
         if "inertiafromgeom" in a:
             c.inertiafromgeom = self._keyword(element, a, "inertiafromgeom", ("false", "true", "auto"), "auto")
@@ -557,6 +567,7 @@ class _MjcfReader:
                         suggestion="give each mesh its own name",
                     )
                 self.meshes[name] = {
+                    "name": name,
                     "element": child,
                     "attrs": attrs,
                     "path": self._asset_path(file, "meshdir") if file else None,
@@ -842,7 +853,7 @@ class _MjcfReader:
             return
         mesh_name = attrs.get("mesh")
         mesh_asset = None
-        if kind == "mesh" or (mesh_name and kind == "sdf"):
+        if kind in ("mesh", "sdf") or mesh_name:  # a primitive may name a mesh to be fitted to it
             if mesh_name is None:
                 raise self._error(
                     MissingAttribute,
@@ -860,6 +871,21 @@ class _MjcfReader:
                     construct=mesh_name,
                     suggestion=did_you_mean(mesh_name, self.meshes) or "declare it in <asset>",
                 )
+        if mesh_asset is not None and kind in _PRIMITIVES:  # sized and placed to fit the mesh (MuJoCo's fitting)
+            try:
+                fitted, offset_pos, offset_quat = mass_properties.fit_primitive_to_mesh(
+                    kind,
+                    self._processed_mesh(mesh_asset),
+                    fitaabb=self.compiler.fitaabb,
+                    fitscale=self._floats(element, attrs, "fitscale", 1, [1.0])[0],
+                )
+            except ValueError as exc:
+                raise self._error(
+                    InvalidValue, f"cannot fit a {kind} to mesh {mesh_name!r}: {exc}", element, construct="geom/@mesh"
+                ) from None
+            size = list(fitted)
+            pose = pose @ make_pose(quat_to_matrix(offset_quat), offset_pos)
+            mesh_asset = None
         info = self.bodies[body]
         density = self._floats(element, attrs, "density", 1, [1000.0])[0]
         mass = self._floats(element, attrs, "mass", 1, None)
@@ -872,7 +898,7 @@ class _MjcfReader:
                 density=density,
                 group=group,
                 shell=self._bool(element, attrs, "shellinertia", False),
-                mesh=mesh_name if mesh_asset else None,
+                mesh=mesh_asset,
                 location=self.where(element),
             )
         )
@@ -1112,27 +1138,34 @@ class _MjcfReader:
             )
 
     def _keyframes(self, element: Element) -> None:
+        """Keyframes become named configurations. As in MuJoCo, a qpos shorter than the model's
+        is completed with the joints' reference values (qpos0); a longer one is an error."""
+        sizes = [j.dof for j in self._joint_order]
+        reference = (
+            np.concatenate([np.atleast_1d(np.asarray(j.reference, dtype=float)) for j in self._joint_order])
+            if self._joint_order
+            else np.zeros(0)
+        )
         for index, key in enumerate(element):
-            qpos = self._floats(key, key.attrib, "qpos", None, None)
+            qpos = self._floats(key, key.attrib, "qpos", None, [])
             name = key.get("name") or f"key{index}"
-            if qpos is None:
-                self.model.configurations[name] = {}
-                continue
-            sizes = [j.dof for j in self._joint_order]
-            if len(qpos) != sum(sizes):
+            if len(qpos) > len(reference):
                 raise self._error(
                     InvalidValue,
-                    f"keyframe {name!r} has {len(qpos)} qpos values, the model has {sum(sizes)}",
+                    f"keyframe {name!r}: invalid qpos size, expected at most {len(reference)}, got {len(qpos)}",
                     key,
                     construct="key/@qpos",
+                    suggestion="give one value per joint coordinate, in the order the joints appear",
                 )
+            full = reference.copy()
+            full[: len(qpos)] = qpos
             values: dict[str, Any] = {}
             start = 0
             for joint, size in zip(self._joint_order, sizes):
-                chunk = qpos[start : start + size]
+                chunk = full[start : start + size]
                 start += size
                 if not joint.name.startswith("<unnamed"):
-                    values[joint.name] = chunk[0] if size == 1 else np.array(chunk)
+                    values[joint.name] = float(chunk[0]) if size == 1 else chunk.copy()
             self.model.configurations[name] = values
             self.model.extras.append(self._extra(key, None))
 
@@ -1208,39 +1241,34 @@ class _MjcfReader:
         return mass >= MINVAL and float(np.linalg.eigvalsh(tensor).min()) >= MINVAL
 
     def _geom_mass(self, geom: _GeomInfo) -> tuple[float, np.ndarray, np.ndarray] | None:
-        """(mass, com, inertia about com) of one geom in body coordinates."""
+        """(mass, com, inertia about com) of one geom in body coordinates, as MuJoCo computes it."""
         try:
-            if geom.kind in ("sphere", "capsule", "cylinder", "ellipsoid", "box"):
+            if geom.kind in _PRIMITIVES:
+                pose = geom.pose
                 mass, tensor = mass_properties.primitive_mass_properties(
                     geom.kind, geom.size, density=geom.density, mass=geom.mass, shell=geom.shell
                 )
-                com = geom.pose[:3, 3]
-                rotation = geom.pose[:3, :3]
-            elif geom.kind in ("mesh", "sdf") and geom.mesh:
+            elif geom.kind in ("mesh", "sdf") and geom.mesh is not None:
                 mesh = self._processed_mesh(geom.mesh)
-                volume = mesh.volume
-                mass = geom.mass if geom.mass is not None else geom.density * volume
-                if volume <= 0:
-                    return None
-                principal = np.asarray(mesh.principal_inertia) * (mass / volume)
-                placement = geom.pose @ make_pose(quat_to_matrix(mesh.orientation), mesh.com_offset)
-                com, rotation = placement[:3, 3], placement[:3, :3]
-                tensor = np.diag(principal)
+                mass, tensor = mesh.mass_properties(density=geom.density, mass=geom.mass)
+                pose = geom.pose @ make_pose(quat_to_matrix(mesh.orientation), mesh.com_offset)
             else:  # planes and height fields carry no mass
                 return None
         except ValueError as exc:
             raise InvalidValue(
                 f"cannot compute the inertia of this geom: {exc}", location=geom.location, construct=geom.kind
             ) from None
-        return mass, np.array(com, dtype=float), rotation @ tensor @ rotation.T
+        if mass <= 0:
+            return None
+        rotation = pose[:3, :3]
+        return mass, np.array(pose[:3, 3], dtype=float), rotation @ tensor @ rotation.T
 
-    def _processed_mesh(self, name: str) -> Any:
-        key = ("mjcf-mesh", name, id(self))
-        cached = self.context.cache.get(key)
-        if cached is not None:
-            return cached
-        mesh = self.meshes[name]
+    def _processed_mesh(self, mesh: dict[str, Any]) -> Any:
+        """The mesh as MuJoCo processes it (read from its file on first use, then cached)."""
+        if "processed" in mesh:
+            return mesh["processed"]
         attrs, element = mesh["attrs"], mesh["element"]
+        name = mesh["name"]
         vertices = self._floats(element, attrs, "vertex", None, None)
         faces = self._floats(element, attrs, "face", None, None)
         try:
@@ -1267,7 +1295,7 @@ class _MjcfReader:
                 construct=name,
                 tried=[mesh["path"]] if mesh["path"] else [],
             ) from None
-        self.context.cache[key] = processed
+        mesh["processed"] = processed
         return processed
 
     def _check_references(self) -> None:
