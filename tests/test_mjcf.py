@@ -346,6 +346,55 @@ def test_mesh_inertia_from_an_inline_mesh(tmp_path):
     )
 
 
+def test_fusestatic_merges_unreferenced_static_bodies(tmp_path):
+    model = compare_with_mujoco(
+        """
+        <mujoco>
+          <compiler fusestatic="true"/>
+          <worldbody>
+            <body name="a" pos="1 0 0"><geom size=".1"/>
+              <body name="s1" pos="0 1 0" euler="0 0 30"><geom size=".1"/><site name="st"/>
+                <body name="m" pos="0 0 1"><joint name="j"/><geom size=".1"/></body>
+              </body>
+            </body>
+            <body name="mv"><joint name="k"/><geom size=".1"/>
+              <body name="s3" pos="1 0 0"><geom size=".1"/></body>
+              <body name="s4" pos="2 0 0"><geom size=".1"/></body>
+            </body>
+          </worldbody>
+          <sensor><framepos objtype="body" objname="s4"/></sensor>
+        </mujoco>
+        """,
+        tmp_path,
+    )
+    assert sorted(model.bodies) == ["m", "mv", "s4", "world"]
+    assert model.frames["st"].body == "world"
+
+
+def test_alignfree_moves_a_free_body_frame_to_its_inertial_frame(tmp_path):
+    compare_with_mujoco(
+        """
+        <mujoco>
+          <compiler alignfree="true"/>
+          <worldbody>
+            <body name="f" pos="1 0 0" euler="0 0 30"><freejoint name="fj"/>
+              <geom type="box" size=".1 .2 .3" pos="0.1 0.2 0" euler="10 0 0"/><site name="s"/></body>
+            <body name="g" pos="1 0 0"><freejoint name="gj"/><geom type="box" size=".1 .2 .3" pos="0.1 0.2 0"/>
+              <body name="c"><joint name="cj"/><geom size=".1"/></body></body>
+          </worldbody>
+        </mujoco>
+        """,
+        tmp_path,
+    )
+
+
+def test_empty_attributes_count_as_not_given(tmp_path):
+    compare_with_mujoco(
+        '<mujoco><worldbody><body name="b"><joint name="j"/><geom size="0.1" rgba=""/></body></worldbody></mujoco>',
+        tmp_path,
+    )
+
+
 # -- model-level sections ----------------------------------------------------------------------
 
 
@@ -361,20 +410,21 @@ def test_keyframes_equalities_and_actuators_are_kept_structured(tmp_path):
           </worldbody>
           <equality><joint joint1="j2" joint2="j1" polycoef="0 0.5 0 0 0"/></equality>
           <actuator><motor name="m" joint="j1" gear="30"/><position joint="j2" kp="10"/></actuator>
-          <keyframe><key name="home" qpos="0.5 0.1"/></keyframe>
+          <keyframe><key name="home" qpos="0.5 0.1"/><key name="short" qpos="0.25"/></keyframe>
           <sensor><jointpos joint="j1"/></sensor>
         </mujoco>
         """
     )
     model = robodesc.load(path)
     assert model.configurations["home"] == {"j1": 0.5, "j2": 0.1}
+    assert model.configurations["short"] == {"j1": 0.25, "j2": 0.0}  # the rest from qpos0, as MuJoCo does
     (coupling,) = model.constraints
     assert coupling.kind == "joint" and coupling.elements == ("j2", "j1") and coupling.coefficients[1] == 0.5
     assert [(a.name, a.kind, a.joint, a.gear) for a in model.actuators] == [
         ("m", "motor", "j1", 30.0),
         (None, "position", "j2", 1.0),
     ]
-    assert [e.tag for e in model.extras] == ["key", "sensor"]
+    assert [e.tag for e in model.extras] == ["key", "key", "sensor"]
 
 
 # -- what MuJoCo rejects -------------------------------------------------------------------------

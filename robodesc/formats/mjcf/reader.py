@@ -136,11 +136,29 @@ class _GeomInfo:
 
 
 @dataclass
+@dataclass
+class _Principal:
+    """Inertia as MuJoCo stores it: mass, frame (ipos, iquat) in the body, principal moments."""
+
+    mass: float
+    pos: np.ndarray
+    quat: np.ndarray
+    moments: np.ndarray
+
+    def part(self, pose: np.ndarray) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
+        """This inertia as a (mass, pos, quat, moments) part in the frame where the body sits at `pose`."""
+        frame = pose @ make_pose(quat_to_matrix(self.quat), self.pos)
+        return self.mass, frame[:3, 3], matrix_to_quat(frame[:3, :3]), self.moments
+
+
+@dataclass
 class _BodyInfo:
     body: Body
-    explicit: Inertial | None = None
+    explicit: _Principal | None = None
     geoms: list[_GeomInfo] = field(default_factory=list)
     moving: bool = False
+    fused: list[tuple[float, np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=list)  # fusestatic parts
+    principal: _Principal | None = None  # the compiled inertia, kept for alignfree
 
 
 class _MjcfReader:
@@ -185,7 +203,11 @@ class _MjcfReader:
                 self._keyframes(child)
             elif tag in _MODEL_EXTRAS:
                 self.model.extras.append(self._extra(child, None))
+        if self.compiler.fusestatic:
+            self._fuse_static(root)
         self._inertias()
+        if self.compiler.alignfree:
+            self._align_free()
         self._check_references()
         return self.model
 
@@ -815,7 +837,15 @@ class _MjcfReader:
                 construct="inertial/@mass",
                 suggestion='add mass="..."',
             )
-        pos = np.array(self._floats(element, attrs, "pos", 3))
+        pos = self._floats(element, attrs, "pos", 3)
+        if pos is None:
+            raise self._error(
+                MissingAttribute,
+                "<inertial> needs a pos",
+                element,
+                construct="inertial/@pos",
+                suggestion='add pos="x y z" (the centre of mass in the body frame)',
+            )
         diag = self._floats(element, attrs, "diaginertia", 3)
         full = self._floats(element, attrs, "fullinertia", 6)
         if (diag is None) == (full is None):
@@ -826,7 +856,6 @@ class _MjcfReader:
                 construct="inertial",
                 suggestion='add diaginertia="ixx iyy izz"',
             )
-        rotation = quat_to_matrix(self._quat(element, attrs))
         if full is not None:
             if any(n in element.attrib for n in _ORIENTATIONS):
                 raise self._error(
@@ -836,10 +865,12 @@ class _MjcfReader:
                     construct="inertial/@fullinertia",
                 )
             ixx, iyy, izz, ixy, ixz, iyz = full
-            tensor = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
+            moments, quat = mass_properties.principal_axes(
+                np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
+            )
         else:
-            tensor = rotation @ np.diag(diag) @ rotation.T
-        info.explicit = Inertial(mass=mass[0], com=pos, inertia=tensor)
+            moments, quat = np.array(diag), self._quat(element, attrs)
+        info.explicit = _Principal(mass[0], np.array(pos), np.asarray(quat, dtype=float), np.asarray(moments))
 
     def _geom(self, element: Element, body: str, frame: np.ndarray, active: str | None) -> None:
         attrs = self._attrs(element, active)
@@ -1171,41 +1202,51 @@ class _MjcfReader:
 
     # -- inertia ------------------------------------------------------------------------------
     def _inertias(self) -> None:
+        """Body inertias in MuJoCo's order: explicit or inferred from geoms (inertiafromgeom,
+        inertiagrouprange), bounds and balancing, then settotalmass."""
         c = self.compiler
         low, high = c.inertiagrouprange
         for name, info in self.bodies.items():
             if name == "world":
                 continue
-            body = info.body
             use_geoms = c.inertiafromgeom == "true" or (c.inertiafromgeom == "auto" and info.explicit is None)
-            if use_geoms:
-                parts = [self._geom_mass(g) for g in info.geoms if low <= g.group <= high]
-                parts = [p for p in parts if p is not None]
-                if parts:
-                    mass, com, tensor = mass_properties.combine(parts)
-                    body.inertial = Inertial(mass=mass, com=com, inertia=tensor)
-                elif info.explicit is None:
-                    body.inertial = None
-                else:
-                    body.inertial = info.explicit
-            else:
-                body.inertial = info.explicit
-            if body.inertial is not None and (c.boundmass > 0 or c.boundinertia > 0 or c.balanceinertia):
-                mass, tensor = mass_properties.bound_and_balance(
-                    body.inertial.mass,
-                    body.inertial.inertia,
+            parts = [p for g in info.geoms if low <= g.group <= high for p in [self._geom_mass(g)] if p is not None]
+            if not use_geoms:
+                parts = [info.explicit.part(np.eye(4))] if info.explicit is not None else []
+            parts += info.fused
+            if not parts:
+                info.body.inertial = None
+                continue
+            try:
+                combined = mass_properties.combine_geoms(parts)
+                mass, moments = mass_properties.bound_and_balance(
+                    combined.mass,
+                    combined.inertia,
                     boundmass=c.boundmass,
                     boundinertia=c.boundinertia,
                     balanceinertia=c.balanceinertia,
                 )
-                body.inertial = Inertial(mass=mass, com=body.inertial.com, inertia=tensor)
+            except ValueError as exc:
+                raise InvalidValue(
+                    f"the inertia of body {name!r} is not valid: {exc}",
+                    location=info.body.location,
+                    construct=name,
+                    suggestion='set balanceinertia="true" in <compiler>, or fix the inertia values',
+                ) from None
+            info.principal = _Principal(mass, combined.pos, combined.quat, np.asarray(moments))
         if c.settotalmass > 0:
-            total = sum(b.inertial.mass for b in self.model.bodies.values() if b.inertial is not None)
+            total = sum(i.principal.mass for i in self.bodies.values() if i.principal is not None)
             if total > MINVAL:
-                scale = c.settotalmass / total
-                for b in self.model.bodies.values():
-                    if b.inertial is not None:
-                        b.inertial = Inertial(b.inertial.mass * scale, b.inertial.com, b.inertial.inertia * scale)
+                for info in self.bodies.values():
+                    if info.principal is not None:
+                        scale = c.settotalmass / total
+                        info.principal.mass *= scale
+                        info.principal.moments = info.principal.moments * scale
+        for info in self.bodies.values():
+            p = info.principal
+            if p is not None:
+                rotation = quat_to_matrix(p.quat)
+                info.body.inertial = Inertial(p.mass, p.pos.copy(), rotation @ np.diag(p.moments) @ rotation.T)
         children: dict[str, list[str]] = {}
         for name, info in self.bodies.items():
             if info.body.parent is not None:
@@ -1218,6 +1259,74 @@ class _MjcfReader:
                     construct=name,
                     suggestion="give the body an <inertial> or a geom with mass",
                 )
+
+    def _fuse_static(self, root: Element) -> None:
+        """compiler/@fusestatic: a body without joints merges into its parent (the world too), unless
+        something refers to it by name; its geoms, sites and children move up, re-expressed."""
+        referenced = {
+            value
+            for section in root
+            if section.tag in ("sensor", "equality", "actuator", "contact", "tendon", "keyframe", "custom")
+            for element in section.iter()
+            for key, value in element.attrib.items()
+            if key != "name"
+        }
+        referenced |= {e.attributes.get("target") for b in self.model.bodies.values() for e in b.extras.get("xml", ())}
+        for name in list(self.model.bodies):
+            info = self.bodies[name]
+            body = info.body
+            if body.parent is None or info.moving or name in referenced or body.joints:
+                continue
+            parent = self.bodies[body.parent]
+            pose = body.pose
+            for geom in info.geoms:
+                geom.pose = pose @ geom.pose
+                parent.geoms.append(geom)
+            if info.explicit is not None:
+                parent.fused.append(info.explicit.part(pose))
+            parent.fused.extend(
+                (m, pose[:3, :3] @ p + pose[:3, 3], _compose_quat(pose, q), d) for m, p, q, d in info.fused
+            )
+            for kind in ("visuals", "collisions"):
+                for shape in getattr(body, kind):
+                    shape.pose = pose @ shape.pose
+                    getattr(parent.body, kind).append(shape)
+            for extra in body.extras.get("xml", ()):
+                parent.body.extras.setdefault("xml", []).append(extra)
+            for frame in self.model.frames.values():
+                if frame.body == name:
+                    frame.body, frame.pose = body.parent, pose @ frame.pose
+            for child in self.model.bodies.values():
+                if child.parent == name:
+                    child.parent, child.pose = body.parent, pose @ child.pose
+                    for jname in child.joints:
+                        joint = self.model.joints[jname]
+                        joint.parent, joint.origin = body.parent, pose @ joint.origin
+                        if joint.type is JointType.FLOATING:
+                            joint.reference = np.concatenate([child.pose[:3, 3], matrix_to_quat(child.pose[:3, :3])])
+            del self.model.bodies[name]
+            del self.bodies[name]
+
+    def _align_free(self) -> None:
+        """compiler/@alignfree: a free body without child bodies gets its inertial frame as its frame."""
+        has_children = {b.parent for b in self.model.bodies.values()}
+        for name, info in self.bodies.items():
+            body = info.body
+            joints = [self.model.joints[j] for j in body.joints]
+            if name in has_children or not joints or joints[0].type is not JointType.FLOATING or info.principal is None:
+                continue
+            shift = make_pose(quat_to_matrix(info.principal.quat), info.principal.pos)
+            back = invert_pose(shift)
+            body.pose = body.pose @ shift
+            for shape in (*body.visuals, *body.collisions):
+                shape.pose = back @ shape.pose
+            for frame in self.model.frames.values():
+                if frame.body == name:
+                    frame.pose = back @ frame.pose
+            joint = joints[0]
+            joint.origin = body.pose
+            joint.reference = np.concatenate([body.pose[:3, 3], matrix_to_quat(body.pose[:3, :3])])
+            body.inertial = Inertial(info.principal.mass, np.zeros(3), np.diag(info.principal.moments))
 
     def _welded_group_has_mass(self, name: str, children: dict[str, list[str]]) -> bool:
         """MuJoCo's check: a moving body together with the bodies welded below it (no joint in
@@ -1240,8 +1349,9 @@ class _MjcfReader:
         mass, _, tensor = mass_properties.combine(parts)
         return mass >= MINVAL and float(np.linalg.eigvalsh(tensor).min()) >= MINVAL
 
-    def _geom_mass(self, geom: _GeomInfo) -> tuple[float, np.ndarray, np.ndarray] | None:
-        """(mass, com, inertia about com) of one geom in body coordinates, as MuJoCo computes it."""
+    def _geom_mass(self, geom: _GeomInfo) -> tuple[float, np.ndarray, np.ndarray, np.ndarray] | None:
+        """(mass, pos, quat, principal moments) of one geom's inertia in body coordinates, or None
+        for a massless geom (planes, height fields, zero mass)."""
         try:
             if geom.kind in _PRIMITIVES:
                 pose = geom.pose
@@ -1252,7 +1362,7 @@ class _MjcfReader:
                 mesh = self._processed_mesh(geom.mesh)
                 mass, tensor = mesh.mass_properties(density=geom.density, mass=geom.mass)
                 pose = geom.pose @ make_pose(quat_to_matrix(mesh.orientation), mesh.com_offset)
-            else:  # planes and height fields carry no mass
+            else:
                 return None
         except ValueError as exc:
             raise InvalidValue(
@@ -1260,8 +1370,7 @@ class _MjcfReader:
             ) from None
         if mass <= 0:
             return None
-        rotation = pose[:3, :3]
-        return mass, np.array(pose[:3, 3], dtype=float), rotation @ tensor @ rotation.T
+        return mass, pose[:3, 3].copy(), matrix_to_quat(pose[:3, :3]), np.diag(tensor).copy()
 
     def _processed_mesh(self, mesh: dict[str, Any]) -> Any:
         """The mesh as MuJoCo processes it (read from its file on first use, then cached)."""
@@ -1318,6 +1427,10 @@ class _MjcfReader:
                     construct=actuator.joint,
                     suggestion=did_you_mean(actuator.joint, joints),
                 )
+
+
+def _compose_quat(pose: np.ndarray, quat: np.ndarray) -> np.ndarray:
+    return matrix_to_quat(pose[:3, :3] @ quat_to_matrix(quat))
 
 
 def _childclass_above(root: Element, target: Element) -> str | None:
