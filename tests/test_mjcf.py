@@ -443,6 +443,10 @@ def test_keyframes_equalities_and_actuators_are_kept_structured(tmp_path):
         ('<body><body><freejoint/><geom size="1"/></body><geom size="1"/></body>', InvalidValue),
         ("<body><joint/></body>", InvalidValue),
         ('<body><geom type="mesh" mesh="missing"/></body>', UnresolvedReference),
+        ('<body><joint limited="true"/><geom size="1"/></body>', InvalidValue),
+        ('<body><joint limited="true" range="1 1"/><geom size="1"/></body>', InvalidValue),
+        ('<body><joint type="ball" range="-10 30"/><geom size="1"/></body>', InvalidValue),
+        ('<body><inertial pos="0 0 0" mass="1" diaginertia="1 1 5"/><joint/></body>', InvalidValue),
     ],
 )
 def test_what_mujoco_rejects_robodesc_rejects(tmp_path, body, error):

@@ -761,7 +761,7 @@ class _MjcfReader:
                 axis=direction,
                 location=where,
             )
-            limited = self._limited(element, attrs)
+            limited = self._limited(element, attrs, kind)
             low, high = self._floats(element, attrs, "range", 2, [0.0, 0.0])
             if kind == "hinge":
                 joint.type = JointType.REVOLUTE if limited else JointType.CONTINUOUS
@@ -793,8 +793,9 @@ class _MjcfReader:
         info.moving = True
         self._joint_order.append(joint)
 
-    def _limited(self, element: Element, attrs: dict[str, str]) -> bool:
-        """MuJoCo's rule: limited="auto" means "has a range" when autolimits is on, an error otherwise."""
+    def _limited(self, element: Element, attrs: dict[str, str], kind: str) -> bool:
+        """MuJoCo's rule: limited="auto" means "has a range (lower < upper)" when autolimits is on,
+        and is an error when it is off and a range is written."""
         value = attrs.get("limited", "auto")
         if value not in ("true", "false", "auto"):
             raise self._error(
@@ -804,9 +805,8 @@ class _MjcfReader:
                 construct=f"{element.tag}/@limited",
             )
         rng = self._floats(element, attrs, "range", 2, None)
-        has_range = rng is not None and rng[0] < rng[1]
         if value == "auto":
-            if not self.compiler.autolimits and "range" in attrs:
+            if not self.compiler.autolimits and rng is not None:
                 raise self._error(
                     InvalidValue,
                     "joint has `range` but not `limited`",
@@ -814,16 +814,27 @@ class _MjcfReader:
                     construct=f"{element.tag}/@range",
                     suggestion='set autolimits="true" in <compiler>, or give limited="true" or "false"',
                 )
-            return has_range
-        if value == "true" and (rng is None or rng[0] >= rng[1]):
+            limited = rng is not None and rng[0] < rng[1]
+        else:
+            limited = value == "true"
+        if limited and kind == "ball":
+            if rng is None or rng[0] != 0:
+                raise self._error(
+                    InvalidValue,
+                    "range[0] should be 0 in ball joint",
+                    element,
+                    construct=f"{element.tag}/@range",
+                    suggestion='write range="0 max-angle"',
+                )
+        elif limited and (rng is None or rng[0] >= rng[1]):
             raise self._error(
                 InvalidValue,
-                "a limited joint needs a range with lower < upper",
+                "range[0] should be smaller than range[1] in joint",
                 element,
                 construct=f"{element.tag}/@range",
                 suggestion='write range="lower upper"',
             )
-        return value == "true"
+        return limited
 
     def _inertial(self, element: Element, body: str) -> None:
         attrs = element.attrib
