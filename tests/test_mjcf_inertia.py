@@ -381,6 +381,41 @@ def test_obj_files(tmp_path):
     assert faces is None
 
 
+def _polygon_prism_obj(start: int) -> tuple[str, list[list[int]]]:
+    """OBJ text of an L-shaped prism whose faces are polygons: a non-convex, non-planar hexagon at
+    the bottom (listed from corner ``start``), an octagon on top and two pentagons among the sides."""
+    outline = [(1, 1), (1, 2), (0, 2), (0, 0), (2, 0), (2, 1)]  # starts at the reflex corner
+    bz = [0.0, 0.05, -0.03, 0.02, 0.0, -0.04]
+    tz = [1.0, 1.1, 0.95, 1.02, 1.0, 1.07]
+    verts = [(0.3 + 0.1 * x, -0.2 + 0.1 * y, 0.1 * z) for (x, y), z in zip(outline, bz)]
+    verts += [(0.3 + 0.1 * x, -0.2 + 0.1 * y, 0.1 * z) for (x, y), z in zip(outline, tz)]
+    verts += [(0.31, -0.1, 0.104), (0.495, -0.15, 0.099)]  # extra top corners 12 and 13, off the edges
+    bottom = [5, 4, 3, 2, 1, 0]
+    bottom = bottom[start:] + bottom[:start]
+    top = [6, 7, 8, 12, 9, 10, 13, 11]
+    sides = []
+    for i in range(6):
+        j = (i + 1) % 6
+        sides.append([i, j, 6 + j] + ([12] if i == 2 else [13] if i == 4 else []) + [6 + i])
+    polys = [bottom, top, *sides]
+    text = "".join(f"v {x!r} {y!r} {z!r}\n" for x, y, z in verts)
+    text += "".join("f " + " ".join(str(i + 1) for i in p) + "\n" for p in polys)
+    return text, polys
+
+
+@pytest.mark.parametrize("start", [0, 1])
+def test_obj_polygons_triangulated_like_tinyobjloader(tmp_path, start):
+    # tinyobjloader's ear clipping (not a fan; with start=0 it even drops part of the hexagon, as MuJoCo does)
+    text, polys = _polygon_prism_obj(start)
+    (tmp_path / "poly.obj").write_text(text)
+    for kw in ({}, {"inertia": "exact"}, {"inertia": "shell"}, {"scale": (-1.0, 1.0, 1.0)}):
+        _, faces = _compare_file(tmp_path, "poly.obj", **kw)  # asserts the same faces as mesh_face
+    fan = [(p[0], p[k], p[k + 1]) for p in polys for k in range(1, len(p) - 1)]
+    assert sorted(map(tuple, faces.tolist())) != sorted(fan)
+    if start == 1:
+        assert len(faces) == len(fan)  # every polygon completely triangulated, still not as a fan
+
+
 def test_msh_file(tmp_path):
     v, f = _l_shape()
     with open(tmp_path / "l.msh", "wb") as fh:

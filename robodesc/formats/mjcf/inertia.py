@@ -1127,9 +1127,11 @@ def load_mesh_file(path: str) -> tuple[np.ndarray, np.ndarray | None]:
       file size; coordinates bounded by 2^30; vertices are welded bit-exactly (identical
       float triples, so 0.0 and -0.0 stay distinct) in order of first appearance;
     * ``.obj``: ``v`` lines give the vertices as listed (no welding); faces come from the
-      first object/group only (as MuJoCo uses only tinyobjloader's first shape); quads are
-      split along their shorter diagonal and larger polygons fanned (the same triangles as
-      tinyobjloader for convex polygons); negative (relative) indices are supported; a
+      first object/group only (as MuJoCo uses only tinyobjloader's first shape); polygons
+      are triangulated like tinyobjloader's built-in (non-earcut) triangulation, in float32:
+      quads along their shorter diagonal, larger polygons by its ear clipping (which may
+      drop part of a polygon it cannot clip, as MuJoCo does); negative (relative) indices
+      are supported; a
       file with only ``l`` line elements gives degenerate triangles ``(i, j, j)``, as in
       MuJoCo (which then rejects the mesh for having no surface area);
     * ``.msh``: MuJoCo's binary format (int32 counts of vertices, normals, texcoords, faces,
@@ -1205,7 +1207,7 @@ def _load_obj(data: bytes, path: str) -> tuple[np.ndarray, np.ndarray | None]:
     except Exception as exc:  # pragma: no cover - decode with 'replace' does not raise
         raise ValueError(f"could not parse OBJ file {path!r}") from exc
     verts: list[tuple[float, float, float]] = []
-    faces: list[tuple[int, int, int]] = []
+    polygons: list[list[int]] = []
     segments: list[tuple[int, int, int]] = []
     shape_started = False  # a face or line was seen in the current shape
     first_shape_done = False
@@ -1250,24 +1252,22 @@ def _load_obj(data: bytes, path: str) -> tuple[np.ndarray, np.ndarray | None]:
             if len(idx) < 3:
                 continue
             shape_started = True
-            if first_shape_done:
-                continue
-            if len(idx) == 3:
-                faces.append((idx[0], idx[1], idx[2]))
-            elif len(idx) == 4:
-                vv = [verts[i] if 0 <= i < len(verts) else (0.0, 0.0, 0.0) for i in idx]
-                v32 = np.asarray(vv, dtype=np.float32)
-                e02 = v32[2] - v32[0]
-                e13 = v32[3] - v32[1]
-                if float(np.dot(e02, e02)) < float(np.dot(e13, e13)):
-                    faces.extend([(idx[0], idx[1], idx[2]), (idx[0], idx[2], idx[3])])
-                else:
-                    faces.extend([(idx[0], idx[1], idx[3]), (idx[1], idx[2], idx[3])])
-            else:
-                faces.extend((idx[0], idx[k], idx[k + 1]) for k in range(1, len(idx) - 1))
+            if not first_shape_done:
+                polygons.append(idx)
     if not verts:
         raise ValueError(f"could not parse OBJ file {path!r}: no vertices")
     v = np.asarray(verts, dtype=np.float32)
+    if any(i < 0 or i >= len(verts) for poly in polygons for i in poly):
+        raise ValueError(f"OBJ file {path!r} has a face index that does not exist in its vertex list")
+    faces: list[tuple[int, int, int]] = []
+    with np.errstate(all="ignore"):
+        for poly in polygons:
+            if len(poly) == 3:
+                faces.append((poly[0], poly[1], poly[2]))
+            elif len(poly) == 4:
+                faces.extend(_obj_split_quad(poly, v))
+            else:
+                faces.extend(_obj_ear_clip(poly, v))
     if not faces:
         faces = segments
     if not faces:
@@ -1276,6 +1276,114 @@ def _load_obj(data: bytes, path: str) -> tuple[np.ndarray, np.ndarray | None]:
     if fa.min() < 0 or fa.max() >= v.shape[0]:
         raise ValueError(f"OBJ file {path!r} has a face index that does not exist in its vertex list")
     return v, fa
+
+
+# tinyobjloader (the revision MuJoCo 4.0 fetches, built without TINYOBJLOADER_USE_MAPBOX_EARCUT and
+# with float ``real_t``) triangulates every polygon with more than three corners itself.  The
+# helpers below reproduce its choices step by step, with every product, sum and comparison done in
+# float32 (MuJoCo's build contracts nothing into FMAs), so near-degenerate decisions agree as well.
+
+
+def _obj_split_quad(q: list[int], v: np.ndarray) -> list[tuple[int, int, int]]:
+    """Split a quad along its shorter diagonal (0-2 only if strictly shorter than 1-3)."""
+    p0, p1, p2, p3 = (v[i] for i in q)
+    d02 = p2 - p0
+    d13 = p3 - p1
+    len02 = d02[0] * d02[0] + d02[1] * d02[1] + d02[2] * d02[2]
+    len13 = d13[0] * d13[0] + d13[1] * d13[1] + d13[2] * d13[2]
+    if len02 < len13:
+        return [(q[0], q[1], q[2]), (q[0], q[2], q[3])]
+    return [(q[0], q[1], q[3]), (q[1], q[2], q[3])]
+
+
+def _obj_projection_axes(poly: list[int], v: np.ndarray) -> tuple[int, int]:
+    """The coordinate plane tinyobjloader projects a polygon onto.
+
+    It walks the corners until one (with its two successors) has an edge cross product with a
+    component above FLT_EPSILON in magnitude, then drops the axis of the largest component
+    (ties resolved as: x only if strictly largest, else z if strictly largest, else y).  If no
+    corner qualifies the default plane (y, z) is used.
+    """
+    n = len(poly)
+    eps = np.float32(np.finfo(np.float32).eps)
+    for k in range(n):
+        a, b, c = v[poly[k]], v[poly[(k + 1) % n]], v[poly[(k + 2) % n]]
+        e0 = b - a
+        e1 = c - b
+        cx = abs(e0[1] * e1[2] - e0[2] * e1[1])
+        cy = abs(e0[2] * e1[0] - e0[0] * e1[2])
+        cz = abs(e0[0] * e1[1] - e0[1] * e1[0])
+        if cx > eps or cy > eps or cz > eps:
+            if cx > cy and cx > cz:
+                return 1, 2
+            if cz > cx and cz > cy:
+                return 0, 1
+            return 0, 2
+    return 1, 2
+
+
+def _obj_point_in_triangle(xs: list, ys: list, px, py) -> bool:
+    """W. R. Franklin's crossing-number test (``pnpoly``) for a triangle, in float32."""
+    inside = False
+    j = 2
+    for i in range(3):
+        if (ys[i] > py) != (ys[j] > py) and px < (xs[j] - xs[i]) * (py - ys[i]) / (ys[j] - ys[i]) + xs[i]:
+            inside = not inside
+        j = i
+    return inside
+
+
+def _obj_ear_clip(poly: list[int], v: np.ndarray) -> list[tuple[int, int, int]]:
+    """tinyobjloader's built-in ear clipping of a polygon with five or more corners.
+
+    The polygon is projected onto a coordinate plane (:func:`_obj_projection_axes`).  A cursor
+    starts at the first corner; the triangle (cursor, cursor+1, cursor+2) of the remaining
+    polygon is cut off as an ear unless the sign test ``cross * area < 0`` rejects it -- ``cross``
+    is the turn at the middle corner and ``area`` the signed area of the triangle spanned by the
+    origin and the first two corners (tinyobjloader's own, origin-dependent convexity test) --
+    or another remaining corner lies inside it; a rejected candidate advances the cursor, a cut
+    removes the middle corner and keeps the cursor.  After as many consecutive rejections as
+    there are remaining corners the loop gives up; the last triangle is emitted only if exactly
+    three corners remain, so a polygon that cannot be clipped loses its remaining part.
+    """
+    ax, ay = _obj_projection_axes(poly, v)
+    xs_all = {i: v[i, ax] for i in poly}
+    ys_all = {i: v[i, ay] for i in poly}
+    half = np.float32(0.5)
+    zero = np.float32(0.0)
+    rest = list(poly)
+    out: list[tuple[int, int, int]] = []
+    cursor = 0
+    budget = len(rest)
+    last_count = len(rest)
+    while len(rest) > 3 and budget > 0:
+        m = len(rest)
+        if cursor >= m:
+            cursor -= m
+        if last_count != m:
+            last_count = m
+            budget = m
+        else:
+            budget -= 1
+        tri = [rest[(cursor + k) % m] for k in range(3)]
+        xs = [xs_all[i] for i in tri]
+        ys = [ys_all[i] for i in tri]
+        turn = (xs[1] - xs[0]) * (ys[2] - ys[1]) - (ys[1] - ys[0]) * (xs[2] - xs[1])
+        area = (xs[0] * ys[1] - ys[0] * xs[1]) * half
+        if turn * area < zero:
+            cursor += 1
+            continue
+        if any(
+            _obj_point_in_triangle(xs, ys, xs_all[rest[(cursor + k) % m]], ys_all[rest[(cursor + k) % m]])
+            for k in range(3, m)
+        ):
+            cursor += 1
+            continue
+        out.append((tri[0], tri[1], tri[2]))
+        del rest[(cursor + 1) % m]
+    if len(rest) == 3:
+        out.append((rest[0], rest[1], rest[2]))
+    return out
 
 
 # --------------------------------------------------------------------------------------
