@@ -252,6 +252,16 @@ def _format_plugin(format_name: str, read=_read_links, fail: Exception | None = 
     return P()
 
 
+def test_loading_by_extension_names_the_conflicting_plugins(register, tmp_path):
+    register(_format_plugin("clash"), "clash-one")
+    register(_format_plugin("clash"), "clash-two")
+    path = tmp_path / "robot.clash"
+    path.write_text("<links/>")
+    with pytest.raises(robodesc.FormatError) as info:
+        robodesc.load(path)
+    assert "clash-one" in str(info.value) and "clash-two" in str(info.value)
+
+
 def test_two_plugins_claiming_one_format(register):
     register(_format_plugin("dupfmt"), "first-dup")
     register(_format_plugin("dupfmt"), "second-dup")

@@ -1185,3 +1185,61 @@ def test_the_unmutated_arm_loads():
     assert model.name == "demo_arm"
     assert len(model.bodies) == 8
     assert len(model.joints) == 7
+
+
+# =====================================================================================================
+# Details where urdfdom and the references decide
+# =====================================================================================================
+
+
+def test_only_the_first_inertial_of_a_link_counts():
+    model = loads(
+        """
+        <robot name="r"><link name="a">
+          <inertial><mass value="2"/><inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial>
+          <inertial><mass value="5"/></inertial>
+        </link></robot>
+        """
+    )
+    assert model.bodies["a"].inertial.mass == 2
+    assert not model.diagnostics
+
+
+def test_mimic_on_a_multi_valued_joint_is_ignored_with_a_warning():
+    model = loads(
+        """
+        <robot name="r">
+          <link name="a"/><link name="b"/><link name="c"/>
+          <joint name="lead" type="continuous"><parent link="a"/><child link="b"/></joint>
+          <joint name="plane" type="planar"><parent link="a"/><child link="c"/><mimic joint="lead"/></joint>
+        </robot>
+        """
+    )
+    assert model.joints["plane"].mimic is None
+    assert [d.code for d in model.diagnostics] == ["mimic-ignored"]
+    model.forward_kinematics({"lead": 0.2})  # kinematics work
+
+
+def test_a_mimic_on_a_fixed_joint_is_harmless_and_kept():
+    model = loads(
+        """
+        <robot name="r">
+          <link name="a"/><link name="b"/><link name="c"/>
+          <joint name="lead" type="continuous"><parent link="a"/><child link="b"/></joint>
+          <joint name="weld" type="fixed"><parent link="a"/><child link="c"/><mimic joint="lead"/></joint>
+        </robot>
+        """
+    )
+    assert model.joints["weld"].mimic.joint == "lead"
+    assert not model.diagnostics
+
+
+def test_a_mesh_uri_naming_a_folder_does_not_resolve(tmp_path):
+    (tmp_path / "meshes").mkdir()
+    model = robodesc.loads(
+        '<robot name="r"><link name="a"><visual><geometry><mesh filename="meshes"/></geometry></visual></link></robot>',
+        format="urdf",
+        base_dir=tmp_path,
+    )
+    assert model.bodies["a"].visuals[0].geometry.path is None
+    assert [d.code for d in model.diagnostics] == ["mesh-not-found"]
