@@ -232,3 +232,21 @@ def did_you_mean(word: str, candidates: Iterable[str]) -> str | None:
     if not matches:
         return None
     return "did you mean " + " or ".join(repr(m) for m in matches) + "?"
+
+
+class UnsupportedVersion(RobodescError):
+    """The file declares a format version this reader cannot read (e.g. `<sdf version="2.0">`)."""
+
+    code = "unsupported-version"
+
+
+class CyclicPoseReference(RobodescError):
+    """Poses are expressed relative to each other in a loop (SDF `relative_to`), so none can be placed."""
+
+    code = "cyclic-pose-reference"
+
+
+class ReservedName(InvalidValue):
+    """A name the format reserves for itself (SDF `world`, `__model__`, `__root__`, `__anything__`)."""
+
+    code = "reserved-name"

@@ -171,6 +171,7 @@ class Kinematics:
                 self.joint_names.append(jname)
         self.nq = len(reference)
         self.reference = np.array(reference)
+        self._ignored |= set(joints) - set(self.layout)  # joints off the tree (loop closures) take no value
         source = self._value_sources(tree, joints)
 
         # Anchor and constant prefix of every body: pose = world[anchor] @ prefix @ local.

@@ -106,7 +106,7 @@ class Mimic:
 class Extra:
     """Something a reader kept but does not model, with where it came from.
 
-    `owner` is the body or joint it was found in (None for the model level). `source` is the XML
+    `owner` is the body, joint or (SDF) nested model it was found in (None for the model level). `source` is the XML
     text, or a function that renders it: `xml` calls it on first use, so keeping large extension
     blocks costs nothing while loading.
     """

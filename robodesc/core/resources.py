@@ -9,6 +9,7 @@ the description's folder. Resolution only checks that a file exists; it never re
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -88,8 +89,9 @@ def resolve_path(
         candidates = []
     else:
         candidates = [uri if os.path.isabs(uri) else os.path.join(base, uri)]
+    folders_too = uri.startswith("model://")  # model://NAME names a model folder; other URIs name files
     for path in candidates:
-        if os.path.isfile(path):
+        if os.path.isfile(path) or (folders_too and os.path.isdir(path)):
             return os.path.normpath(path), candidates
     return None, candidates
 
@@ -111,6 +113,10 @@ class LoadContext:
     load_file: Callable[..., Any] | None = None
     cache: dict[Any, Any] = field(default_factory=dict)
     tried: dict[str, list[str]] = field(default_factory=dict)
+
+    def at(self, base_dir: str) -> LoadContext:
+        """This load seen from another folder (an included file's): same search paths, resolver and cache."""
+        return dataclasses.replace(self, base_dir=base_dir)
 
     def resolve(self, uri: str) -> tuple[str | None, list[str]]:
         """Resolve `uri` once per load: (local path or None, paths tried)."""

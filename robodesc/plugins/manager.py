@@ -252,16 +252,9 @@ class Registry:
 
 def _child(parent: LoadContext, path: str) -> LoadContext:
     """A context for a file loaded from within another load: same search paths and cache."""
-    base = os.path.dirname(os.path.abspath(os.fspath(path)))
-    return LoadContext(
-        source=os.fspath(path),
-        base_dir=base,
-        search_paths=parent.search_paths,
-        resolver=parent.resolver,
-        load_file=parent.load_file,
-        cache=parent.cache,
-        tried=parent.tried,
-    )
+    context = parent.at(os.path.dirname(os.path.abspath(os.fspath(path))))
+    context.source = os.fspath(path)
+    return context
 
 
 _default: Registry | None = None

@@ -1,0 +1,433 @@
+"""The parsed form -> robodesc's `Model`: bodies, joints, frames, extras.
+
+* A root body `world`; every link a body named with its scope (`nested::link`, `model::link`).
+* The joint tree: a link's parent body is the link its first parent joint hangs from (the
+  world for a joint whose parent is `world`); links without a parent joint hang from `world`
+  with no joint, at their resolved world pose (static and free models alike: `body.extras`
+  says which). Joints that close a loop are kept and listed after the tree joint of their
+  child, where they stand still at zero (see docs/formats/sdf.md).
+* `Body.pose` and `Joint.origin` are worked out from the resolved world poses of links and
+  joint frames; `Joint.axis` is expressed in the joint frame.
+* `<frame>`s become `model.frames`, attached to the body they resolve to.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections import deque
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...core.diagnostics import Severity
+from ...core.errors import InvalidTree, Location, UnresolvedReference, did_you_mean
+from ...core.model import Body, Constraint, Frame, Inertial, Joint, JointType, Limits, Mimic, Model
+from ...core.transforms import invert_pose
+from .desc import FileDesc, FrameDesc, JointDesc, LinkDesc, ModelDesc
+from .graph import Scope, scope_of
+
+_ONE_AXIS = (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC, JointType.SCREW)
+_TWO_AXES = (JointType.UNIVERSAL, JointType.REVOLUTE2)
+
+
+@dataclass
+class _Item:
+    """A link, joint or frame of some scope, with its full name and where it was found."""
+
+    kind: str
+    full: str
+    desc: object
+    scope: Scope
+    prefix: str
+    static: bool
+    model: str | None  # the scoped name of the model it belongs to (None: the top model or the world)
+    top_level: bool = True  # in the file's top model, a model of the world, or the world itself
+
+
+class Builder:
+    def __init__(self, file_desc: FileDesc) -> None:
+        self.file = file_desc
+        self.items: list[_Item] = []
+        self.kept: list[tuple[object, str | None]] = []
+        self.top: Scope | None = None
+        self.top_pose = np.eye(4)
+        self._world_poses: dict[str, np.ndarray] = {}
+
+    # -- walking the scopes -----------------------------------------------------------------
+    def _walk_model(self, desc: ModelDesc, prefix: str, static: bool, owner: str | None, top: bool = True) -> None:
+        scope = scope_of(desc)
+        for link in desc.links:
+            self.items.append(_Item("link", prefix + link.name, link, scope, prefix, static, owner, top))
+        for joint in desc.joints:
+            self.items.append(_Item("joint", prefix + joint.name, joint, scope, prefix, static, owner, top))
+        for frame in desc.frames:
+            self.items.append(_Item("frame", prefix + frame.name, frame, scope, prefix, static, owner, top))
+        for node in desc.kept:
+            self.kept.append((node, owner))
+        for instance in desc.models:
+            name = prefix + instance.name
+            for node in instance.kept:
+                self.kept.append((node, name))
+            self._walk_model(instance.desc, name + "::", static or instance.static, name, False)
+
+    def pose(self, full: str) -> np.ndarray:
+        """World pose of a frame named with its full path in the top scope."""
+        found = self._world_poses.get(full)
+        if found is None:
+            found = self.top_pose @ self.top.pose(full)
+            self._world_poses[full] = found
+        return found
+
+    def attached_body(self, full: str) -> str:
+        result = self.top.attached(full)
+        return result[1] if result[0] == "link" else "world"
+
+    def full_path(self, item: _Item, ref: str, what: str, location: Location) -> str:
+        """The full path of frame `ref` named by an element of `item`'s scope."""
+        local = item.scope.lookup(ref)
+        if local is None:
+            raise UnresolvedReference(
+                f"{what} {ref!r} of {item.kind} {item.desc.name!r} is not a frame of {item.scope.what}",
+                location=location,
+                construct=ref,
+                suggestion=did_you_mean(ref, item.scope.names()) or "name a link, joint, frame or nested model",
+            )
+        if local == "__model__":
+            return item.prefix[:-2] if item.prefix else "__model__"
+        return item.prefix + local
+
+    # -- the model ------------------------------------------------------------------------------
+    def build(self) -> Model:
+        file = self.file
+        if file.worlds:
+            world = file.worlds[0]
+            model = self._start(world.name)
+            self.top = scope_of(world)
+            for instance in world.models:
+                for node in instance.kept:
+                    self.kept.append((node, instance.name))
+                self._walk_model(instance.desc, instance.name + "::", instance.static, instance.name)
+            scope = self.top
+            for joint in world.joints:
+                self.items.append(_Item("joint", joint.name, joint, scope, "", False, None))
+            for frame in world.frames:
+                self.items.append(_Item("frame", frame.name, frame, scope, "", False, None))
+            for node in world.kept:
+                self.kept.append((node, None))
+            for extra_world in file.worlds[1:]:
+                model.diagnose(
+                    Severity.WARNING,
+                    "extra-world",
+                    f"the file holds several worlds; robodesc loads the first, {world.name!r}, and keeps "
+                    f"{extra_world.name!r} as an extra",
+                    extra_world.location,
+                )
+                self.kept.append((extra_world.node, None))
+        elif file.model is not None:
+            desc = file.model
+            model = self._start(desc.name)
+            self.top = scope_of(desc)
+            self.top_pose = desc.pose.matrix @ invert_pose(self._placement(desc))
+            self._walk_model(desc, "", desc.static, None)
+        else:
+            nodes = file.lights + file.actors
+            name = nodes[0].element.get("name", "sdf") if nodes else "sdf"
+            model = self._start(name)
+            for node in nodes:
+                self.kept.append((node, None))
+        self._bodies_and_joints(model)
+        self.kept.extend((node, None) for node in file.kept)
+        for node, owner in self.kept:
+            model.extras.append(node.extra(owner))
+        return model
+
+    def _placement(self, desc: ModelDesc) -> np.ndarray:
+        if not desc.placement_frame:
+            return np.eye(4)
+        path = self.top.lookup(desc.placement_frame)
+        if path is None:
+            raise UnresolvedReference(
+                f"placement_frame {desc.placement_frame!r} is not a frame of model {desc.name!r}",
+                location=desc.location,
+                construct=desc.placement_frame,
+                suggestion=did_you_mean(desc.placement_frame, self.top.names()) or "name a link or frame",
+            )
+        return self.top.pose(path)
+
+    def _start(self, name: str) -> Model:
+        model = Model(name=name, format="sdf", source=self.file.source)
+        model.bodies["world"] = Body(name="world")
+        model.extras = []
+        return model
+
+    # -- links, joints, frames -----------------------------------------------------------------
+    def _bodies_and_joints(self, model: Model) -> None:
+        links = [i for i in self.items if i.kind == "link"]
+        joints = [i for i in self.items if i.kind == "joint"]
+        frames = [i for i in self.items if i.kind == "frame"]
+        bodies: dict[str, Body] = {}
+        for item in links:
+            bodies[item.full] = self._body(item, model)
+        built: dict[str, Joint] = {}
+        ends: dict[str, tuple[str, str, np.ndarray]] = {}
+        for item in joints:
+            joint, frame_pose = self._joint(item, model)
+            built[joint.name] = joint
+            ends[joint.name] = (joint.parent, joint.child, frame_pose)
+        self._check_mimics(model, built)
+        self._tree(model, bodies, built, ends, links)
+        for item in frames:
+            self._frame(model, item)
+        for item in links:
+            self.pose(item.full)  # every link resolves (errors surface even for unused frames)
+
+    def _body(self, item: _Item, model: Model) -> Body:
+        link: LinkDesc = item.desc
+        inertial = link.inertial
+        body = Body(
+            name=item.full,
+            inertial=Inertial(mass=inertial.mass, com=inertial.com.copy(), inertia=inertial.inertia.copy()),
+            visuals=[copy.copy(s) for s in link.visuals],
+            collisions=[copy.copy(s) for s in link.collisions],
+            location=link.location,
+        )
+        body.extras["static"] = item.static
+        body.extras["model"] = item.model
+        body.extras["floating"] = False  # set for root links of non-static models when the tree is built
+        if link.kept:
+            body.extras["xml"] = [node.extra(item.full) for node in link.kept]
+        relative = [s.extras.get("pose_relative_to") for s in link.visuals + link.collisions]
+        if any(relative):
+            self._shape_poses(item, body, model)
+        return body
+
+    def _shape_poses(self, item: _Item, body: Body, model: Model) -> None:
+        """Visuals and collisions whose pose names a frame (SDF 1.7+): re-expressed in the link frame.
+
+        libsdformat resolves these only on request, so a name that matches nothing is a warning.
+        """
+        link_pose = self.pose(item.full)
+        for shape in body.visuals + body.collisions:
+            ref = shape.extras.get("pose_relative_to")
+            if not ref:
+                continue
+            local = item.scope.lookup(ref)
+            if local is None:
+                model.diagnose(
+                    Severity.WARNING,
+                    "unresolved-shape-frame",
+                    f"shape {shape.name!r} of link {item.full!r} is placed relative_to {ref!r}, which is not a "
+                    "frame of the model; its pose is taken in the link frame",
+                    item.desc.location,
+                    did_you_mean(ref, item.scope.names()) or "name a link, joint or frame of the model",
+                )
+                continue
+            full = (item.prefix[:-2] if item.prefix else "__model__") if local == "__model__" else item.prefix + local
+            shape.pose = invert_pose(link_pose) @ self.pose(full) @ shape.pose
+
+    def _joint(self, item: _Item, model: Model) -> tuple[Joint, np.ndarray]:
+        desc: JointDesc = item.desc
+        where = desc.location
+        parent = "world"
+        if desc.parent != "world":
+            parent = self.attached_body(self.full_path(item, desc.parent, "parent", where))
+        child_full = self.full_path(item, desc.child, "child", where)
+        child = self.attached_body(child_full)
+        if child == "world":
+            raise InvalidTree(
+                f"the child {desc.child!r} of joint {item.full!r} resolves to the world",
+                location=where,
+                construct=desc.child,
+                suggestion="a joint's child must be (or be attached to) a link that is not static",
+            )
+        if parent == child and item.top_level:  # libsdformat checks the joints of top-level models only
+            raise InvalidTree(
+                f"joint {item.full!r} has parent {desc.parent!r} and child {desc.child!r}, which both resolve to "
+                f"link {child!r}",
+                location=where,
+                construct=desc.child,
+                suggestion="connect two different links",
+            )
+        frame_pose = self.pose(item.full)
+        parent_pose = self.pose(parent) if parent != "world" else np.eye(4)
+        joint = Joint(
+            name=item.full,
+            type=desc.type,
+            parent=parent,
+            child=child,
+            origin=invert_pose(parent_pose) @ frame_pose,
+            location=where,
+        )
+        joint.extras.update(desc.properties)
+        joint.pitch = desc.pitch
+        if desc.kept:
+            joint.extras["xml"] = [node.extra(item.full) for node in desc.kept]
+        for index, axis in enumerate((desc.axis, desc.axis2)):
+            if axis is None:
+                continue
+            direction = axis.xyz
+            if axis.expressed_in:
+                frame = self.pose(self.full_path(item, axis.expressed_in, "expressed_in", axis.location))
+                direction = frame_pose[:3, :3].T @ frame[:3, :3] @ direction
+                direction = direction / np.linalg.norm(direction)
+            limits = Limits(axis.limits.lower, axis.limits.upper, axis.limits.velocity, axis.limits.effort)
+            if desc.type in (JointType.CONTINUOUS, JointType.BALL, JointType.FIXED, JointType.GEARBOX):
+                limits.lower = limits.upper = None
+            if index == 0:
+                joint.axis, joint.limits, joint.dynamics = np.array(direction, dtype=float), limits, axis.dynamics
+            else:
+                joint.axis2, joint.limits2 = np.array(direction, dtype=float), limits
+                joint.extras["dynamics2"] = axis.dynamics
+            if axis.mimic is not None:
+                leader, leader_axis, multiplier, offset, reference = axis.mimic
+                if index == 0:
+                    joint.mimic = Mimic(item.prefix + leader, multiplier, offset - multiplier * reference)
+                joint.extras.setdefault("mimic", []).append(
+                    {
+                        "axis": ("axis", "axis2")[index],
+                        "joint": item.prefix + leader,
+                        "leader_axis": leader_axis,
+                        "multiplier": multiplier,
+                        "offset": offset,
+                        "reference": reference,
+                    }
+                )
+        needs = 1 if desc.type in _ONE_AXIS else 2 if desc.type in _TWO_AXES else 0
+        missing = [tag for tag, axis in (("axis", desc.axis), ("axis2", desc.axis2))[:needs] if axis is None]
+        if missing:
+            model.diagnose(
+                Severity.WARNING,
+                "missing-axis",
+                f"{desc.type.value} joint {item.full!r} has no <{missing[0]}>; robodesc uses "
+                + ("0 0 1" if missing[0] == "axis" else "0 1 0"),
+                where,
+                f"add <{missing[0]}><xyz>0 0 1</xyz></{missing[0]}>",
+            )
+            if desc.axis is None:
+                joint.axis = np.array([0.0, 0.0, 1.0])
+            if needs == 2 and desc.axis2 is None:
+                joint.axis2 = np.array([0.0, 1.0, 0.0])
+        if desc.type in _TWO_AXES and joint.limits2 is None:
+            joint.limits2 = Limits()
+        if desc.gearbox is not None:
+            ratio, reference = desc.gearbox
+            joint.extras["gearbox_ratio"] = ratio
+            joint.extras["gearbox_reference_body"] = reference
+            model.constraints.append(
+                Constraint(
+                    kind="gearbox",
+                    elements=(item.full, item.prefix + reference if reference else ""),
+                    name=item.full,
+                    coefficients=(ratio,),
+                    location=where,
+                )
+            )
+        return joint, frame_pose
+
+    @staticmethod
+    def _check_mimics(model: Model, joints: dict[str, Joint]) -> None:
+        """A mimic needs a leader that exists and, like its follower, takes one value."""
+        for joint in joints.values():
+            mimic = joint.mimic
+            if mimic is None:
+                continue
+            leader = joints.get(mimic.joint)
+            problem = None
+            if leader is None:
+                problem = f"mimics {mimic.joint!r}, which is not a joint of the model"
+            elif joint.dof != 1 or leader.dof != 1:
+                problem = f"mimics {mimic.joint!r}, but only joints with one value can mimic each other"
+            if problem:
+                joint.mimic = None  # kept in joint.extras["mimic"]
+                model.diagnose(
+                    Severity.WARNING,
+                    "mimic-ignored",
+                    f"joint {joint.name!r} {problem}; it moves on its own",
+                    joint.location,
+                    did_you_mean(mimic.joint, joints) or "name a revolute, prismatic or continuous joint",
+                )
+
+    def _tree(self, model: Model, bodies: dict, joints: dict, ends: dict, links: list) -> None:
+        """Parents before children, the first parent joint of each link (gearboxes last) in the tree."""
+        incoming: dict[str, list[str]] = {}
+        outgoing: dict[str, list[str]] = {}
+        order = sorted(joints, key=lambda n: joints[n].type is JointType.GEARBOX)
+        for name in order:
+            parent, child, _ = ends[name]
+            incoming.setdefault(child, []).append(name)
+            outgoing.setdefault(parent, []).append(name)
+        assigned: dict[str, str | None] = {}  # link -> tree joint (None: hangs from the world)
+        queue: deque[str] = deque(["world"])
+        sequence: list[str] = []
+
+        def visit(start: deque) -> None:
+            while start:
+                node = start.popleft()
+                for jname in outgoing.get(node, ()):
+                    child = ends[jname][1]
+                    if child not in assigned:
+                        assigned[child] = jname
+                        sequence.append(child)
+                        start.append(child)
+
+        for item in links:
+            if item.full not in incoming:
+                assigned[item.full] = None
+                sequence.append(item.full)
+                queue.append(item.full)
+        visit(queue)
+        for item in links:  # links on a loop of joints that never reaches the world
+            if item.full not in assigned:
+                assigned[item.full] = None
+                sequence.append(item.full)
+                visit(deque([item.full]))
+                model.diagnose(
+                    Severity.WARNING,
+                    "kinematic-loop",
+                    f"link {item.full!r} is only reached through a loop of joints; it hangs from the world",
+                    item.desc.location,
+                    "give the model a link that no joint moves",
+                )
+        for name in sequence:
+            body = bodies[name]
+            jname = assigned[name]
+            parent = ends[jname][0] if jname is not None else "world"
+            body.parent = parent
+            body.extras["floating"] = jname is None and not body.extras["static"]
+            world_pose = self.pose(name)
+            parent_pose = self.pose(parent) if parent != "world" else np.eye(4)
+            body.pose = invert_pose(parent_pose) @ world_pose
+            loops = [j for j in incoming.get(name, ()) if j != jname]
+            body.joints = (jname,) if jname is not None else ()
+            for loop in loops:  # kept as joints, off the tree: kinematics accepts and ignores their values
+                joints[loop].extras["loop"] = True
+                model.constraints.append(Constraint(kind="loop", elements=(loop,), location=joints[loop].location))
+            if loops:
+                model.diagnose(
+                    Severity.WARNING,
+                    "kinematic-loop",
+                    f"link {name!r} is the child of several joints ({', '.join(incoming[name])}); "
+                    f"{jname or 'none'} is its tree joint, the others close loops (kept as constraints)",
+                    body.location,
+                    "robodesc keeps a tree; use loop joints as constraints",
+                )
+            model.bodies[name] = body
+        for name in joints:
+            model.joints[name] = joints[name]
+
+    def _frame(self, model: Model, item: _Item) -> None:
+        desc: FrameDesc = item.desc
+        body = self.attached_body(item.full)
+        pose = self.pose(item.full)
+        if body != "world":
+            pose = invert_pose(self.pose(body)) @ pose
+        if item.full in model.bodies or item.full in model.frames:
+            model.diagnose(
+                Severity.WARNING,
+                "frame-name-taken",
+                f"frame {item.full!r} has the name of a body or another frame; it is left out of model.frames",
+                desc.location,
+                "rename the frame",
+            )
+            return
+        model.frames[item.full] = Frame(name=item.full, body=body, pose=pose, location=desc.location)

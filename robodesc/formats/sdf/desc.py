@@ -1,0 +1,167 @@
+"""The parsed form of an SDF file: what the reader builds models from.
+
+A file is parsed once per load into these plain objects (cached in the load's `context.cache`),
+whatever its version: version differences are settled while parsing (a 1.4 joint axis gets
+``expressed_in="__model__"``, a pre-1.7 name collision is renamed, ...). Names are local to
+their model; an `Instance` places a parsed model under a name and pose, so a model included a
+thousand times is parsed once and instantiated a thousand times.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+from ...core.errors import Location
+from ...core.geometry import Shape
+from ...core.model import Dynamics, Extra, JointType, Limits
+from ..xml import to_xml
+
+
+@dataclass
+class PoseRef:
+    """A `<pose>`: its value and the frame it is expressed in ('' = the element's default frame)."""
+
+    matrix: np.ndarray
+    relative_to: str = ""
+    location: Location = field(default_factory=Location)
+
+
+@dataclass
+class Node:
+    """Something kept as it was written (a sensor, a plugin, physics, ...): rendered as an `Extra`."""
+
+    element: Any  # the XML element
+    document: Any
+    source: str | None
+
+    @property
+    def location(self) -> Location:
+        return Location(file=self.source, node=(self.document, self.element))
+
+    def extra(self, owner: str | None) -> Extra:
+        """The element as an `Extra` (its XML rendered on first use)."""
+        return Extra(
+            tag=self.element.tag,
+            source=partial(to_xml, self.element),
+            location=self.location,
+            owner=owner,
+            attributes=dict(self.element.attrib),
+        )
+
+
+@dataclass
+class InertialDesc:
+    mass: float
+    com: np.ndarray
+    inertia: np.ndarray  # about the COM, in link axes
+
+
+@dataclass
+class LinkDesc:
+    name: str
+    pose: PoseRef
+    inertial: InertialDesc
+    visuals: list[Shape]
+    collisions: list[Shape]
+    location: Location
+    kept: list[Node] = field(default_factory=list)
+    properties: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class AxisDesc:
+    xyz: np.ndarray
+    expressed_in: str
+    limits: Limits
+    dynamics: Dynamics
+    location: Location
+    mimic: tuple[str, str, float, float, float] | None = None  # joint, axis, multiplier, offset, reference
+
+
+@dataclass
+class JointDesc:
+    name: str
+    type: JointType
+    parent: str
+    child: str
+    pose: PoseRef
+    location: Location
+    axis: AxisDesc | None = None
+    axis2: AxisDesc | None = None
+    pitch: float = 0.0  # translation per radian (screw)
+    gearbox: tuple[float, str] | None = None  # ratio, reference body
+    kept: list[Node] = field(default_factory=list)
+    properties: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class FrameDesc:
+    name: str
+    attached_to: str
+    pose: PoseRef
+    location: Location
+
+
+@dataclass
+class ModelDesc:
+    name: str
+    version: tuple[int, int]
+    source: str | None
+    location: Location
+    static: bool = False
+    canonical_link: str = ""
+    placement_frame: str = ""
+    pose: PoseRef = field(default_factory=lambda: PoseRef(np.eye(4)))
+    links: list[LinkDesc] = field(default_factory=list)
+    joints: list[JointDesc] = field(default_factory=list)
+    frames: list[FrameDesc] = field(default_factory=list)
+    models: list[Instance] = field(default_factory=list)
+    kept: list[Node] = field(default_factory=list)
+    properties: dict[str, Any] = field(default_factory=dict)
+    scope: Any = field(default=None, repr=False, compare=False)  # the frame graph, built on first use
+
+
+@dataclass
+class Instance:
+    """A model placed in a parent scope (a nested `<model>` or an `<include>`)."""
+
+    desc: ModelDesc
+    name: str
+    pose: PoseRef
+    static: bool
+    placement_frame: str
+    location: Location
+    kept: list[Node] = field(default_factory=list)  # plugins and the like given on the <include>
+    uri: str | None = None
+
+
+@dataclass
+class WorldDesc:
+    name: str
+    version: tuple[int, int]
+    source: str | None
+    location: Location
+    models: list[Instance] = field(default_factory=list)
+    frames: list[FrameDesc] = field(default_factory=list)
+    joints: list[JointDesc] = field(default_factory=list)
+    kept: list[Node] = field(default_factory=list)
+    node: Node | None = None  # the <world> element itself
+    scope: Any = field(default=None, repr=False, compare=False)
+
+
+@dataclass
+class FileDesc:
+    """One parsed SDF file: its top element(s) and what the parser noticed."""
+
+    source: str | None
+    version: tuple[int, int]
+    worlds: list[WorldDesc] = field(default_factory=list)
+    model: ModelDesc | None = None
+    lights: list[Node] = field(default_factory=list)
+    actors: list[Node] = field(default_factory=list)
+    kept: list[Node] = field(default_factory=list)  # unknown elements of <sdf>
+    diagnostics: list[tuple] = field(default_factory=list)  # (severity, code, message, location, suggestion)

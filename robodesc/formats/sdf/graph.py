@@ -1,0 +1,330 @@
+"""libsdformat's frame semantics: the pose relative-to graph and the frame attached-to graph.
+
+A `Scope` is one model (or the world) with its implicit and explicit frames:
+
+* `__model__` (or `world`), the scope's own frame and the root of its poses;
+* every link, joint and `<frame>`, and every nested model (its `__model__` frame), by name;
+* the frames of nested models, reached with scoped names (``nested::link``).
+
+`pose(path)` is a frame's pose in the scope's root frame, following `relative_to` (defaults:
+`__model__` for links and nested models, the child frame for joints, the `attached_to` frame for
+frames). `attached(path)` follows the attached-to edges (a joint to its child, a frame to its
+`attached_to`, `__model__` to the canonical link) down to a link, the world, or a static model.
+Loops in either graph and names that match nothing are errors, as in libsdformat.
+
+A model's scope depends only on its parsed form, so it is built once and shared by every
+instance of that model (an include repeated a thousand times resolves its frames once).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...core.errors import (
+    CyclicAttachment,
+    CyclicPoseReference,
+    InvalidTree,
+    Location,
+    UnresolvedReference,
+    did_you_mean,
+)
+from ...core.transforms import invert_pose
+from .desc import Instance, ModelDesc, WorldDesc
+
+_I4 = np.eye(4)
+_I4.flags.writeable = False
+
+
+@dataclass
+class Vertex:
+    kind: str  # "link", "joint", "frame", "model"
+    name: str
+    pose: np.ndarray
+    relative_to: str  # the frame the pose is in, default resolved
+    attached_to: str | None  # joints: the child; frames: attached_to; None for links and models
+    location: Location
+    instance: Instance | None = None
+
+
+def scope_of(desc: ModelDesc | WorldDesc) -> Scope:
+    """The scope of a parsed model or world, built on first use and kept with it."""
+    if desc.scope is None:
+        desc.scope = Scope(desc)
+    return desc.scope
+
+
+class Scope:
+    def __init__(self, desc: ModelDesc | WorldDesc) -> None:
+        self.desc = desc
+        self.is_world = isinstance(desc, WorldDesc)
+        self.root = "world" if self.is_world else "__model__"
+        self.what = f"world {desc.name!r}" if self.is_world else f"model {desc.name!r}"
+        self.local: dict[str, Vertex] = {}
+        self.nested: dict[str, Instance] = {}
+        self._poses: dict[str, np.ndarray] = {}
+        self._attached: dict[str, tuple] = {}
+        default_frame_parent = self.root
+        if not self.is_world:
+            for link in desc.links:
+                self._add(
+                    Vertex(
+                        "link",
+                        link.name,
+                        link.pose.matrix,
+                        link.pose.relative_to or self.root,
+                        None,
+                        link.location,
+                    )
+                )
+        for joint in desc.joints:
+            self._add(
+                Vertex(
+                    "joint",
+                    joint.name,
+                    joint.pose.matrix,
+                    joint.pose.relative_to or joint.child,
+                    joint.child,
+                    joint.location,
+                )
+            )
+        for frame in desc.frames:
+            attached = frame.attached_to or default_frame_parent
+            self._add(
+                Vertex(
+                    "frame",
+                    frame.name,
+                    frame.pose.matrix,
+                    frame.pose.relative_to or attached,
+                    attached,
+                    frame.location,
+                )
+            )
+        for instance in desc.models:
+            self.nested[instance.name] = instance
+            self._add(
+                Vertex(
+                    "model",
+                    instance.name,
+                    instance.pose.matrix,
+                    instance.pose.relative_to or self.root,
+                    None,
+                    instance.location,
+                    instance,
+                )
+            )
+        self.canonical: str | None = None
+        if not self.is_world:
+            self._find_canonical()
+
+    def _add(self, vertex: Vertex) -> None:
+        # names are unique per scope (the parser renames or rejects collisions); keep the first
+        self.local.setdefault(vertex.name, vertex)
+
+    def _find_canonical(self) -> None:
+        desc = self.desc
+        if desc.canonical_link:
+            path = self.lookup(desc.canonical_link)
+            if path is None or self.kind_of(path) != "link":
+                links = [v.name for v in self.local.values() if v.kind == "link"]
+                raise UnresolvedReference(
+                    f"canonical_link {desc.canonical_link!r} is not a link of model {desc.name!r}",
+                    location=desc.location,
+                    construct=desc.canonical_link,
+                    suggestion=did_you_mean(desc.canonical_link, links) or "name one of the model's links",
+                )
+            self.canonical = path
+        elif desc.links:
+            self.canonical = desc.links[0].name
+        elif desc.models:
+            self.canonical = desc.models[0].name
+        elif not desc.static:
+            raise InvalidTree(
+                f"model {desc.name!r} has no link (a model must have at least one link, or be static)",
+                location=desc.location,
+                construct=desc.name,
+                suggestion="add a <link>, or mark the model <static>true</static>",
+            )
+
+    # -- names -----------------------------------------------------------------------------
+    def scope(self, name: str) -> Scope:
+        return scope_of(self.nested[name].desc)
+
+    def split(self, path: str) -> tuple[str, str]:
+        """(nested model name, rest) of a scoped path; names of pre-1.8 flattened models may hold '::'."""
+        start = 0
+        while True:
+            index = path.find("::", start)
+            if index < 0:
+                return "", path
+            head = path[:index]
+            if head in self.nested:
+                return head, path[index + 2 :]
+            start = index + 2
+
+    def lookup(self, ref: str) -> str | None:
+        """The path of the frame `ref` names in this scope, or None. `M::__model__` is `M`."""
+        if ref == self.root:
+            return ref
+        if ref in self.local:
+            return ref
+        head, rest = self.split(ref)
+        if head:
+            sub = self.scope(head).lookup(rest)
+            if sub is not None:
+                return head if sub == "__model__" else f"{head}::{sub}"
+        return None
+
+    def kind_of(self, path: str) -> str:
+        if path == self.root:
+            return "world" if self.is_world else "model"
+        vertex = self.local.get(path)
+        if vertex is not None:
+            return vertex.kind
+        head, rest = self.split(path)
+        return self.scope(head).kind_of(rest)
+
+    def names(self) -> list[str]:
+        return list(self.local)
+
+    def _unresolved(self, ref: str, vertex: Vertex, attribute: str) -> UnresolvedReference:
+        what = "a model or frame" if self.is_world else "a nested model, link, joint or frame"
+        return UnresolvedReference(
+            f"{attribute} {ref!r} of {vertex.kind} {vertex.name!r} is not {what} of {self.what}",
+            location=vertex.location,
+            construct=ref,
+            suggestion=did_you_mean(ref, self.local) or "name a frame declared in the same model (or below it)",
+        )
+
+    def resolve_reference(self, ref: str, vertex: Vertex, attribute: str) -> str:
+        path = self.lookup(ref)
+        if path is None:
+            raise self._unresolved(ref, vertex, attribute)
+        return path
+
+    # -- poses -----------------------------------------------------------------------------
+    def placement(self, instance: Instance) -> np.ndarray:
+        """X_M_Pf: the pose of the instance's placement frame in its own model frame (identity if none)."""
+        if not instance.placement_frame:
+            return _I4
+        scope = scope_of(instance.desc)
+        path = scope.lookup(instance.placement_frame)
+        if path is None:
+            raise UnresolvedReference(
+                f"placement_frame {instance.placement_frame!r} is not a frame of model {instance.desc.name!r}",
+                location=instance.location,
+                construct=instance.placement_frame,
+                suggestion=did_you_mean(instance.placement_frame, scope.local) or "name a link or frame of the model",
+            )
+        return scope.pose(path)
+
+    def _local_pose(self, vertex: Vertex) -> np.ndarray:
+        if vertex.kind == "model":
+            return vertex.pose @ invert_pose(self.placement(vertex.instance))
+        return vertex.pose
+
+    def pose(self, path: str) -> np.ndarray:
+        """The pose of frame `path` in this scope's root frame."""
+        found = self._poses.get(path)
+        if found is not None:
+            return found
+        chain: list[str] = []
+        seen: set[str] = set()
+        current = path
+        while True:
+            if current == self.root:
+                base = _I4
+                break
+            found = self._poses.get(current)
+            if found is not None:
+                base = found
+                break
+            vertex = self.local.get(current)
+            if vertex is None:  # a frame inside a nested model
+                head, rest = self.split(current)
+                if not head:
+                    raise UnresolvedReference(f"no frame {current!r} in {self.what}", construct=current)
+                base = self.pose(head) @ self.scope(head).pose(rest)
+                self._poses[current] = base
+                break
+            if current in seen:
+                cycle = chain[chain.index(current) :] + [current]
+                raise CyclicPoseReference(
+                    "poses are relative to each other in a loop: " + " -> ".join(cycle) + f" (in {self.what})",
+                    location=vertex.location,
+                    construct=current,
+                    suggestion="express one of these poses relative_to a frame outside the loop",
+                )
+            seen.add(current)
+            chain.append(current)
+            current = self.resolve_reference(vertex.relative_to, vertex, "relative_to")
+        for name in reversed(chain):
+            base = base @ self._local_pose(self.local[name])
+            self._poses[name] = base
+        return self._poses[path] if chain else base
+
+    # -- attachment ------------------------------------------------------------------------
+    def attached(self, path: str, model_static: bool | None = None) -> tuple:
+        """Where frame `path` is rigidly attached: ("link", path), ("world",) or ("static", model path)."""
+        if path == self.root:
+            if self.is_world:
+                return ("world",)
+            static = self.desc.static if model_static is None else model_static
+            if static:
+                return ("static", "")
+            return self.attached(self.canonical) if self.canonical is not None else ("static", "")
+        key = (path, model_static)
+        found = self._attached.get(key)
+        if found is not None:
+            return found
+        chain: list[str] = []
+        current = path
+        while True:
+            vertex = self.local.get(current)
+            if current == self.root:
+                result = self.attached(current, model_static)
+                break
+            if vertex is None:
+                head, rest = self.split(current)
+                if not head:
+                    raise UnresolvedReference(f"no frame {current!r} in {self.what}", construct=current)
+                result = self._prefixed(head, self.scope(head).attached(rest, self.nested[head].static))
+                break
+            if vertex.kind == "link":
+                result = ("link", current)
+                break
+            if vertex.kind == "model":
+                instance = vertex.instance
+                sub = ("static", "") if instance.static else self.scope(current).attached("__model__", False)
+                result = self._prefixed(current, sub)
+                break
+            if current in chain:
+                cycle = chain[chain.index(current) :] + [current]
+                raise CyclicAttachment(
+                    "frames are attached to each other in a loop: " + " -> ".join(cycle) + f" (in {self.what})",
+                    location=vertex.location,
+                    construct=current,
+                    suggestion="attach one of these frames to a link",
+                )
+            chain.append(current)
+            attribute = "child" if vertex.kind == "joint" else "attached_to"
+            if vertex.kind == "joint" and vertex.attached_to == "world":
+                raise InvalidTree(
+                    f"joint {vertex.name!r} has the world as its child",
+                    location=vertex.location,
+                    construct="world",
+                    suggestion="the world can only be a parent",
+                )
+            current = self.resolve_reference(vertex.attached_to, vertex, attribute)
+        for name in chain:
+            self._attached[(name, model_static)] = result
+        self._attached[key] = result
+        return result
+
+    @staticmethod
+    def _prefixed(head: str, result: tuple) -> tuple:
+        if result[0] == "world":
+            return result
+        kind, path = result
+        return (kind, f"{head}::{path}" if path else head)

@@ -1,0 +1,39 @@
+"""SDF -> `Model`, following libsdformat 16: the same links, joints, poses and rejections.
+
+The work is split by stage: `parse` (XML -> the parsed form of each file, includes resolved and
+cached per load), `graph` (frame semantics: relative_to and attached_to), `build` (the parsed
+form -> bodies, joints, frames). A file whose top element is `<robot>` is URDF, which libsdformat
+also accepts: it is handed to the URDF reader.
+"""
+
+from __future__ import annotations
+
+from ...core.model import Model
+from ...core.resources import LoadContext
+from ..xml import root_tag
+from .build import Builder
+from .parse import Loader
+
+
+def read(data: bytes, context: LoadContext) -> Model:
+    """Read SDF text into a `Model` (the reader registered for the `sdf` format)."""
+    if root_tag(data[:4096]) == "robot" and context.source is not None and context.load_file is not None:
+        return context.load_file(context.source, format="urdf")
+    loader = Loader(context)
+    file_desc, _ = loader.parse_text(data, context.source, context.base_dir)
+    model = Builder(file_desc).build()
+    seen = set()
+    for key, value in list(context.cache.items()):
+        if isinstance(key, tuple) and key[:1] == ("sdf-file",) and hasattr(value, "diagnostics"):
+            _report(model, value.diagnostics, seen)
+    _report(model, file_desc.diagnostics, seen)
+    return model
+
+
+def _report(model: Model, diagnostics: list, seen: set) -> None:
+    for severity, code, message, location, suggestion in diagnostics:
+        key = (code, message, id(location))
+        if key in seen:
+            continue
+        seen.add(key)
+        model.diagnose(severity, code, message, location, suggestion)

@@ -1,0 +1,129 @@
+"""What robodesc knows of the SDFormat specification beyond the elements it models.
+
+libsdformat reads every element against the spec and rejects a file whose values do not parse
+(``<gravity>0 1 bad</gravity>``) or whose required attributes are missing. robodesc checks the
+elements it models as it reads them, and walks the elements it only keeps (physics, scene,
+lights, sensors, ...) with the table below, so a typo there is rejected the same way. The table
+names only elements whose type is certain; anything else is kept unchecked.
+"""
+
+from __future__ import annotations
+
+#: Versions libsdformat 16 reads (and converts to 1.12); ordered pairs.
+SUPPORTED_VERSIONS = {(1, 0), (1, 2), (1, 3), (1, 4), (1, 5), (1, 6), (1, 7), (1, 8), (1, 9), (1, 10), (1, 11), (1, 12)}
+LATEST_VERSION = (1, 12)
+
+#: Value types of elements by (parent tag, tag).
+TYPED_CHILDREN: dict[tuple[str, str], str] = {}
+
+
+def _add(parent: str, kind: str, *tags: str) -> None:
+    for tag in tags:
+        TYPED_CHILDREN[(parent, tag)] = kind
+
+
+_add("world", "vector3", "gravity", "magnetic_field")
+_add("wind", "vector3", "linear_velocity")
+_add("atmosphere", "double", "temperature", "pressure", "temperature_gradient")
+_add("spherical_coordinates", "double", "latitude_deg", "longitude_deg", "elevation", "heading_deg")
+_add("physics", "double", "max_step_size", "real_time_factor", "real_time_update_rate")
+_add("physics", "int", "max_contacts")
+_add("scene", "color", "ambient", "background")
+_add("scene", "bool", "shadows", "grid", "origin_visual")
+_add("model", "bool", "static", "self_collide", "allow_auto_disable", "enable_wind")
+_add("link", "bool", "gravity", "enable_wind", "self_collide", "kinematic", "must_be_base_link")
+_add("velocity_decay", "double", "linear", "angular")
+_add("visual", "bool", "cast_shadows")
+_add("visual", "double", "transparency", "laser_retro")
+_add("collision", "double", "laser_retro", "density")
+_add("collision", "int", "max_contacts")
+_add("material", "color", "ambient", "diffuse", "specular", "emissive")
+_add("material", "bool", "lighting", "double_sided")
+_add("material", "double", "shininess")
+_add("light", "color", "diffuse", "specular")
+_add("light", "bool", "cast_shadows")
+_add("light", "vector3", "direction")
+_add("light", "double", "intensity")
+_add("attenuation", "double", "range", "constant", "linear", "quadratic")
+_add("spot", "double", "inner_angle", "outer_angle", "falloff")
+_add("sensor", "bool", "always_on", "visualize")
+_add("sensor", "double", "update_rate")
+_add("limit", "double", "lower", "upper", "effort", "velocity", "stiffness", "dissipation")
+_add("dynamics", "double", "damping", "friction", "spring_reference", "spring_stiffness")
+
+#: Attributes libsdformat requires in elements robodesc keeps unread: tag -> (parent tags, attributes);
+#: an empty parent set means anywhere.
+REQUIRED_ATTRIBUTES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "sensor": (("link", "joint"), ("name", "type")),
+    "light": (("world", "link", "sdf"), ("name",)),
+    "actor": (("world", "sdf"), ("name",)),
+    "plugin": ((), ("filename",)),
+}
+
+#: The children the 1.12 specification defines (or earlier ones kept it): anything else draws an
+#: `info` diagnostic, as libsdformat warns about it (robodesc keeps it as an extra all the same).
+KNOWN_CHILDREN: dict[str, frozenset[str]] = {
+    "world": frozenset(
+        "audio wind include gravity magnetic_field atmosphere gui physics scene light frame model actor plugin "
+        "road spherical_coordinates state population joint".split()
+    ),
+    "model": frozenset(
+        "static self_collide allow_auto_disable include model enable_wind frame pose link joint plugin gripper".split()
+    ),
+    "link": frozenset(
+        "gravity enable_wind self_collide kinematic must_be_base_link velocity_decay frame pose inertial collision "
+        "visual sensor projector audio_sink audio_source battery light particle_emitter".split()
+    ),
+    "joint": frozenset(
+        "parent child gearbox_ratio gearbox_reference_body thread_pitch screw_thread_pitch axis axis2 physics frame "
+        "pose sensor".split()
+    ),
+}
+
+#: Elements under which libsdformat does not check anything (free-form content).
+FREE_FORM = {"plugin"}
+
+JOINT_TYPE_NAMES = (
+    "revolute",
+    "continuous",
+    "prismatic",
+    "fixed",
+    "ball",
+    "universal",
+    "revolute2",
+    "screw",
+    "gearbox",
+)
+GEOMETRY_TAGS = (
+    "box",
+    "sphere",
+    "cylinder",
+    "capsule",
+    "ellipsoid",
+    "plane",
+    "mesh",
+    "heightmap",
+    "polyline",
+    "cone",
+    "image",
+    "empty",
+)
+SHADER_TYPES = ("pixel", "vertex", "normal_map_object_space", "normal_map_tangent_space")
+
+
+def is_reserved_name(name: str) -> bool:
+    """libsdformat's reserved names: ``world`` and anything that starts and ends with ``__``."""
+    return name == "world" or (len(name) >= 4 and name.startswith("__") and name.endswith("__"))
+
+
+def is_custom(tag: str) -> bool:
+    """A namespaced custom element (``<foo:bar>``), which libsdformat copies without checking."""
+    return ":" in tag
+
+
+def parse_version(text: str) -> tuple[int, int] | None:
+    """``"1.10"`` -> (1, 10); None when the text is not MAJOR.MINOR."""
+    parts = text.strip().split(".")
+    if len(parts) != 2 or not all(p.isdigit() for p in parts):
+        return None
+    return int(parts[0]), int(parts[1])

@@ -1,0 +1,226 @@
+"""SDF values read the way libsdformat reads them, with errors that say where.
+
+libsdformat converts element text with the C++ standard library, and its leniencies are part of
+what files in the wild rely on, so they are kept:
+
+* a `double` is read like `std::stod`: leading blanks are skipped and the longest number at the
+  start is taken (``"0.5 extra"`` reads 0.5); ``inf`` and ``nan`` are numbers;
+* an `int` or `unsigned int` likewise takes the leading integer;
+* a `bool` is ``true``/``false``/``1``/``0`` in any letter case, nothing else;
+* a vector (`vector3`, `vector2d`) is read like a stream: the first N blank-separated tokens
+  must be plain decimal numbers, the rest is ignored;
+* a `color` has 3 or 4 numbers, each in [0, 1];
+* a `pose` has exactly 6 numbers (``x y z roll pitch yaw``) or, with
+  ``rotation_format="quat_xyzw"``, exactly 7 (``x y z qx qy qz qw``); an empty pose is the
+  identity; ``degrees="true"`` gives the angles in degrees.
+
+robodesc parts from libsdformat in one place: a pose or vector holding ``inf``/``nan`` is refused
+(libsdformat's stream reading refuses them too, except through `std::stod`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+
+import numpy as np
+
+from ...core.errors import Location, MalformedPose, MalformedValue
+from ...core.transforms import make_pose, pose_from_xyz_rpy, quat_to_matrix
+
+__all__ = [
+    "parse_bool",
+    "parse_color",
+    "parse_double",
+    "parse_finite",
+    "parse_int",
+    "parse_pose",
+    "parse_vector",
+    "text_of",
+]
+
+_DOUBLE_PREFIX = re.compile(
+    r"""[+-]?(?:
+        0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?
+      | (?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?
+      | [iI][nN][fF](?:[iI][nN][iI][tT][yY])?
+      | [nN][aA][nN](?:\([0-9A-Za-z_]*\))?
+    )""",
+    re.X,
+)
+_INT_PREFIX = re.compile(r"[+-]?(?:0[xX][0-9a-fA-F]+|[0-9]+)")
+_STREAM_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_BLANKS = " \t\n\r\f\v"
+
+Where = Callable[[], Location]
+
+
+def text_of(element) -> str:
+    """The element's text with surrounding blanks removed (libsdformat trims every value)."""
+    text = element.text
+    return text.strip(_BLANKS) if text else ""
+
+
+def _fail(kind: type, message: str, where: Where, construct: str, suggestion: str):
+    return kind(message, location=where(), construct=construct, suggestion=suggestion)
+
+
+def parse_double(text: str, where: Where, construct: str) -> float:
+    """A double read like `std::stod` (the leading number; inf and nan included)."""
+    match = _DOUBLE_PREFIX.match(text.lstrip(_BLANKS))
+    if match is not None:
+        token = match.group(0)
+        try:
+            if token[:3].lower() in ("inf", "+in", "-in", "nan", "+na", "-na"):
+                return float(token.split("(")[0])
+            if "x" in token.lower():
+                return float.fromhex(token)
+            value = float(token)
+            if not math.isinf(value):  # std::stod throws out_of_range on overflow
+                return value
+        except (ValueError, OverflowError):
+            pass
+    raise _fail(
+        MalformedValue,
+        f"<{construct}> holds {text!r}, which is not a number",
+        where,
+        construct,
+        "write a plain decimal number such as 0.5",
+    )
+
+
+def parse_finite(text: str, where: Where, construct: str, allow_inf: bool = False) -> float:
+    """A double that robodesc can compute with: NaN is refused, and infinity unless `allow_inf`.
+
+    libsdformat reads both (through `std::stod`); robodesc refuses them where they would poison
+    poses and masses (joint limits may be infinite: that means no limit).
+    """
+    value = parse_double(text, where, construct)
+    if math.isnan(value) or (math.isinf(value) and not allow_inf):
+        raise _fail(
+            MalformedValue,
+            f"<{construct}> holds {text.strip()!r}, which is not a finite number",
+            where,
+            construct,
+            "write a plain decimal number such as 0.5",
+        )
+    return value
+
+
+def parse_int(text: str, where: Where, construct: str, unsigned: bool = False) -> int:
+    """An integer read like `std::stoi` / `std::stoul` (the leading integer)."""
+    match = _INT_PREFIX.match(text.lstrip(_BLANKS))
+    if match is not None:
+        token = match.group(0)
+        value = int(token, 16) if "x" in token.lower() else int(token)
+        limit = 2**64 if unsigned else 2**31
+        if -limit <= value < limit:
+            return value
+    raise _fail(
+        MalformedValue,
+        f"<{construct}> holds {text!r}, which is not an integer",
+        where,
+        construct,
+        "write a whole number such as 3",
+    )
+
+
+def parse_bool(text: str, where: Where, construct: str) -> bool:
+    lowered = text.strip(_BLANKS).lower()
+    if lowered in ("true", "1"):
+        return True
+    if lowered in ("false", "0"):
+        return False
+    raise _fail(
+        MalformedValue,
+        f"<{construct}> holds {text!r}, which is not a boolean",
+        where,
+        construct,
+        "write true, false, 1 or 0",
+    )
+
+
+def _stream_numbers(text: str, count: int, where: Where, construct: str, kind: type = MalformedValue) -> list[float]:
+    """The first `count` tokens of `text` as numbers, as `operator>>` reads them."""
+    tokens = text.split()
+    values = []
+    for token in tokens[:count]:
+        if _STREAM_NUMBER.fullmatch(token) is None:
+            break
+        value = float(token)
+        if not math.isfinite(value):
+            break
+        values.append(value)
+    if len(values) < count:
+        raise _fail(
+            kind,
+            f"<{construct}> holds {text!r}; expected {count} numbers",
+            where,
+            construct,
+            f"write {count} numbers separated by spaces",
+        )
+    return values
+
+
+def parse_vector(text: str, count: int, where: Where, construct: str) -> np.ndarray:
+    return np.array(_stream_numbers(text, count, where, construct))
+
+
+def parse_color(text: str, where: Where, construct: str) -> np.ndarray:
+    """An RGBA color: 3 or 4 numbers in [0, 1] (alpha defaults to 1)."""
+    tokens = text.split()
+    ok = len(tokens) in (3, 4) and all(_STREAM_NUMBER.fullmatch(t) for t in tokens)
+    if ok:
+        values = [float(t) for t in tokens]
+        ok = all(0.0 <= v <= 1.0 for v in values)
+        if ok:
+            return np.array(values + [1.0] * (4 - len(values)))
+    raise _fail(
+        MalformedValue,
+        f"<{construct}> holds {text!r}; a color is 3 or 4 numbers between 0 and 1",
+        where,
+        construct,
+        'write "r g b" or "r g b a", e.g. "0.8 0.1 0.1 1"',
+    )
+
+
+def parse_pose(text: str, rotation_format: str, degrees: bool, where: Where) -> np.ndarray:
+    """A 4x4 pose from `<pose>` text (see the module docstring for the rules)."""
+    tokens = text.split()
+    if not tokens:
+        return np.eye(4)
+    if rotation_format not in ("euler_rpy", "quat_xyzw"):
+        raise _fail(
+            MalformedPose,
+            f"//pose/@rotation_format is {rotation_format!r}",
+            where,
+            "pose/@rotation_format",
+            'use rotation_format="euler_rpy" (6 values) or "quat_xyzw" (7 values)',
+        )
+    count = 7 if rotation_format == "quat_xyzw" else 6
+    if len(tokens) != count:
+        raise _fail(
+            MalformedPose,
+            f"a pose with rotation_format {rotation_format!r} has {count} values, but {len(tokens)} were found "
+            f"in {text.strip()!r}",
+            where,
+            "pose",
+            "write x y z roll pitch yaw" if count == 6 else "write x y z qx qy qz qw",
+        )
+    values = _stream_numbers(text, count, where, "pose", MalformedPose)
+    if count == 6:
+        rpy = values[3:]
+        if degrees:
+            rpy = [math.radians(a) for a in rpy]
+        return pose_from_xyz_rpy(values[:3], rpy)
+    qx, qy, qz, qw = values[3:]
+    if qx == qy == qz == qw == 0.0:
+        raise _fail(
+            MalformedPose,
+            "the quaternion of this pose is zero",
+            where,
+            "pose",
+            "give a unit quaternion qx qy qz qw, e.g. 0 0 0 1",
+        )
+    return make_pose(quat_to_matrix((qw, qx, qy, qz)), values[:3])
