@@ -42,6 +42,7 @@ from .core import (
     Shape,
     Sphere,
 )
+from .core.checks import CheckReport
 from .core.errors import (
     ConfigurationError,
     CyclicAttachment,
@@ -120,6 +121,23 @@ def dump(model: Model, path: str | os.PathLike, format: str | None = None) -> No
         handle.write(text)
 
 
+def check(
+    target: str | os.PathLike | Model,
+    strict: bool = False,
+    format: str | None = None,
+    search_paths: Iterable[str | os.PathLike] = (),
+) -> CheckReport:
+    """Check a file (or an already loaded model) and return every finding at once.
+
+    The report holds the reader's diagnostics, robodesc's format-neutral checks and those of
+    plugins (`robodesc_checks`); a file that cannot be loaded gives a report with its error.
+    `report.failed` is true on any error, or on any warning when `strict` is set.
+    """
+    return default_registry().check(
+        target, strict=strict, format=format, search_paths=[os.fspath(p) for p in search_paths]
+    )
+
+
 def formats() -> list[FormatSpec]:
     """The registered formats: name, extensions, can_read / can_write, and the plugin providing each."""
     return list(default_registry().formats().values())
@@ -188,6 +206,7 @@ __all__ = [
     "UnsupportedJointType",
     "UnsupportedVersion",
     "XMLSyntaxError",
+    "check",
     "dump",
     "dumps",
     "formats",

@@ -1,7 +1,8 @@
 """The `robodesc` command line: inspect a description file without writing Python.
 
-Subcommands: `info` (summary and joint table), `tree` (the kinematic tree), `fk` (world poses at
-given joint values) and `formats` (what the installed plugins can read and write).
+Subcommands: `check` (every problem in files or folders, like a linter), `info` (summary and joint
+table), `tree` (the kinematic tree), `fk` (world poses at given joint values) and `formats` (what
+the installed plugins can read and write).
 
 Every failure robodesc knows about is a `RobodescError`; the CLI prints it as one line on stderr
 and exits with status 1, so scripts can rely on the exit code and users never see a traceback
@@ -14,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 import warnings
 from collections.abc import Callable, Sequence
@@ -21,13 +23,140 @@ from typing import Any
 
 import numpy as np
 
-from . import __version__, load
+from . import __version__, check, load
+from .core.diagnostics import Diagnostic, Severity
 from .core.errors import ConfigurationError, RobodescError, UnresolvedReference, did_you_mean
 from .core.model import Body, Joint, Limits, Model
 from .core.transforms import matrix_to_rpy
 from .plugins import FormatSpec, default_registry
 
 PROG = "robodesc"
+
+
+# -- check ---------------------------------------------------------------------------------------
+_SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
+
+
+def _candidates(paths: Sequence[str]) -> tuple[list[str], list[str]]:
+    """(files to check, paths that cannot be read). Folders are walked for every file a registered
+    format claims by extension, and for .xml files whose top element a format recognises."""
+    registry = default_registry()
+    formats = list(registry.formats().values())
+    extensions = tuple(e.lower() for f in formats for e in f.extensions)
+    files, unreadable = [], []
+    for path in paths:
+        if os.path.isdir(path):
+            for folder, dirs, names in os.walk(path):
+                dirs.sort()
+                for name in sorted(names):
+                    full = os.path.join(folder, name)
+                    lower = name.lower()
+                    if lower.endswith(extensions) or (lower.endswith(".xml") and _sniffed(full, formats)):
+                        files.append(full)
+        elif os.path.isfile(path) and os.access(path, os.R_OK):
+            files.append(path)
+        else:
+            unreadable.append(path)
+    return files, unreadable
+
+
+def _sniffed(path: str, formats: Sequence[FormatSpec]) -> bool:
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(4096)
+    except OSError:
+        return False
+    for spec in formats:
+        try:
+            if spec.sniff is not None and spec.sniff(head):
+                return True
+        except Exception:  # a plugin's sniffer; the registry reports broken plugins elsewhere
+            continue
+    return False
+
+
+def _codes(values: Sequence[str] | None) -> list[str]:
+    return [code.strip() for value in values or () for code in value.split(",") if code.strip()]
+
+
+def _diagnostic_dict(d: Diagnostic) -> dict[str, Any]:
+    loc = d.location
+    return {
+        "severity": str(d.severity),
+        "code": d.code,
+        "message": d.message,
+        "file": loc.file,
+        "line": loc.line,
+        "column": loc.column,
+        "element": loc.element,
+        "suggestion": d.suggestion,
+    }
+
+
+def _diagnostic_lines(d: Diagnostic, fallback: str) -> list[str]:
+    loc = d.location
+    head = ":".join(str(p) for p in (loc.file or fallback, loc.line, loc.column) if p is not None)
+    lines = [f"{head}: {d.severity} {d.code}: {d.message}"]
+    if loc.element:
+        lines.append(f"    at {loc.element}")
+    if d.suggestion:
+        lines.append(f"    suggestion: {d.suggestion}")
+    return lines
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    files, unreadable = _candidates(args.paths)
+    for path in unreadable:
+        print(f"{PROG}: error: cannot read {path}", file=sys.stderr)
+    select, ignore = _codes(args.select), _codes(args.ignore)
+    reports = []
+    progress = len(files) > 1 and (sys.stderr.isatty() or len(files) > 20)
+    for index, path in enumerate(files, 1):
+        if progress and (sys.stderr.isatty() or index % 25 == 0 or index == len(files)):
+            end = "\r" if sys.stderr.isatty() else "\n"
+            print(
+                f"checking {index}/{len(files)} {path if sys.stderr.isatty() else ''}".rstrip()[:100].ljust(100)
+                if sys.stderr.isatty()
+                else f"checked {index}/{len(files)} files",
+                end=end,
+                file=sys.stderr,
+            )
+        report = check(path, strict=args.strict, format=args.input_format, search_paths=args.search_path or ())
+        reports.append(report.filtered(select, ignore))
+    if progress and sys.stderr.isatty():
+        print(" " * 100, end="\r", file=sys.stderr)
+    totals = {s: sum(r.count(s) for r in reports) for s in (Severity.ERROR, Severity.WARNING, Severity.INFO)}
+    failed = sum(r.failed for r in reports)
+    if args.output == "json":
+        payload = {
+            "files": [
+                {
+                    "file": r.source,
+                    "loaded": r.loaded,
+                    "failed": r.failed,
+                    "diagnostics": [_diagnostic_dict(d) for d in r.diagnostics],
+                }
+                for r in reports
+            ],
+            "unreadable": unreadable,
+            "summary": {"files": len(reports), "failed": failed, **{str(k) + "s": v for k, v in totals.items()}},
+        }
+        print(json.dumps(payload, indent=1))
+    else:
+        for report in reports:
+            for d in report.diagnostics:
+                print("\n".join(_diagnostic_lines(d, report.source or "")))
+        plural = "" if len(reports) == 1 else "s"
+        print(
+            f"{len(reports)} file{plural} checked: {totals[Severity.ERROR]} error(s), "
+            f"{totals[Severity.WARNING]} warning(s), {totals[Severity.INFO]} info(s); {failed} failed"
+            + (" (warnings count, --strict)" if args.strict else "")
+        )
+    if unreadable or not files:
+        if not files and not unreadable:
+            print(f"{PROG}: error: no description files found in " + ", ".join(args.paths), file=sys.stderr)
+        return 2
+    return 1 if failed else 0
 
 
 # -- small formatting helpers ------------------------------------------------------------------
@@ -358,6 +487,21 @@ def build_parser() -> argparse.ArgumentParser:
     fk.add_argument("--frame", metavar="NAME", action="append", help="only this body or frame (repeatable)")
     fk.add_argument("--json", action="store_true", help="print {name: 4x4 matrix} as JSON")
     fk.set_defaults(handler=cmd_fk)
+
+    chk = sub.add_parser(
+        "check",
+        help="report every problem in description files or folders",
+        description="Load each file with every check robodesc has and report all findings at once. "
+        "Exit status: 0 clean, 1 findings (errors; warnings too with --strict), 2 usage or unreadable input.",
+    )
+    chk.add_argument("paths", nargs="+", metavar="PATH", help="files, or folders to search recursively")
+    chk.add_argument("--strict", action="store_true", help="warnings fail too")
+    chk.add_argument("--format", dest="output", choices=("text", "json"), default="text", help="output format")
+    chk.add_argument("--input-format", metavar="NAME", help="read every file as this format (default: detect)")
+    chk.add_argument("--select", metavar="CODE", action="append", help="only these codes (prefixes; repeatable)")
+    chk.add_argument("--ignore", metavar="CODE", action="append", help="leave out these codes (prefixes; repeatable)")
+    chk.add_argument("--search-path", metavar="DIR", action="append", help="extra root for package:// and model://")
+    chk.set_defaults(handler=cmd_check)
 
     fmt = sub.add_parser(
         "formats", help="list the installed formats", description="List the formats installed plugins provide."

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import pluggy
 
 if TYPE_CHECKING:
+    from ..core.diagnostics import Diagnostic
     from ..core.model import Model
     from ..core.resources import LoadContext
     from .spec import FormatSpec
@@ -47,3 +48,13 @@ def robodesc_resolve_uri(uri: str, context: LoadContext) -> str | None:
 @hookspec
 def robodesc_model_loaded(model: Model, context: LoadContext) -> None:
     """Post-process every model after a reader produced it (add diagnostics, extras, ...)."""
+
+
+@hookspec
+def robodesc_checks(model: Model) -> list[Diagnostic]:
+    """Return findings about a loaded model, for `robodesc.check` and `robodesc check`.
+
+    Called on every model that is checked, after robodesc's own format-neutral checks. Each
+    finding is a `Diagnostic` with a stable code of the plugin's own (prefix it with the plugin's
+    name to avoid clashes); a failing check is reported as an error naming the plugin.
+    """

@@ -17,7 +17,9 @@ from typing import Any
 
 import pluggy
 
-from ..core.errors import FormatError, PluginError, ResourceNotFound, RobodescError, did_you_mean
+from ..core.checks import CheckReport, check_model, deduplicated, error_diagnostic
+from ..core.diagnostics import Diagnostic, Severity
+from ..core.errors import FormatError, Location, PluginError, ResourceNotFound, RobodescError, did_you_mean
 from ..core.model import Model
 from ..core.resources import LoadContext
 from . import hookspecs
@@ -238,6 +240,40 @@ class Registry:
                     suggestion="report this to the plugin's authors, or unregister the plugin",
                 ) from exc
         return model
+
+    def check(
+        self,
+        target: str | os.PathLike | Model,
+        *,
+        strict: bool = False,
+        format: str | None = None,
+        search_paths: Iterable[str] = (),
+    ) -> CheckReport:
+        """Load (unless given a model) and check: the reader's notes, robodesc's checks, plugins' checks."""
+        if isinstance(target, Model):
+            model, source, found = target, target.source, list(target.diagnostics)
+        else:
+            source = os.fspath(target)
+            try:
+                model = self.load(source, format=format, search_paths=search_paths)
+            except RobodescError as error:
+                return CheckReport(source, [error_diagnostic(error)], None, strict)
+            found = list(model.diagnostics)
+        found += check_model(model)
+        for impl in reversed(self.pm.hook.robodesc_checks.get_hookimpls()):
+            try:
+                found += list(impl.function(model=model) or ())
+            except Exception as exc:
+                found.append(
+                    Diagnostic(
+                        Severity.ERROR,
+                        "plugin-check-failed",
+                        f"the checks of plugin {impl.plugin_name!r} failed: {type(exc).__name__}: {exc}",
+                        Location(file=source),
+                        "report this to the plugin's authors",
+                    )
+                )
+        return CheckReport(source, deduplicated(found), model, strict)
 
     def dumps(self, model: Model, format: str) -> str:
         spec = self.get(format)

@@ -181,9 +181,11 @@ class _MjcfReader:
             self.bodies: dict[str, _BodyInfo] = {}
             self._joint_order: list[Joint] = []
             self._counter = [0]  # for names of unnamed elements
+            self._prepared: dict[str, tuple] = {}  # sub-models already prepared for <attach>
         else:
             self.model, self._owners, self._included = parent.model, parent._owners, parent._included
             self.bodies, self._joint_order, self._counter = parent.bodies, parent._joint_order, parent._counter
+            self._prepared = parent._prepared
 
     def read(self, document: Document) -> Model:
         self.model = Model(name=document.root.get("model", "MuJoCo Model"), format="mjcf", source=self.context.source)
@@ -1119,7 +1121,19 @@ class _MjcfReader:
         child = _MjcfReader(self.context, parent=self)
         child._prefix = self._prefix + attrs.get("prefix", "")
         child._suffix = self._suffix
-        root = child.prepare(source)
+        prepared = self._prepared.get(model_name)
+        if prepared is None:  # compiler, defaults and assets of a sub-model are read once per load
+            root = child.prepare(source)
+            prepared = self._prepared[model_name] = (
+                root,
+                child.values,
+                child.compiler,
+                child.defaults,
+                child.meshes,
+                child.submodels,
+                child.materials,
+            )
+        root, child.values, child.compiler, child.defaults, child.meshes, child.submodels, child.materials = prepared
         target = next((b for b in root.iter("body") if b.get("name") == body_name), None)
         if target is None:
             raise self._error(
@@ -1221,8 +1235,9 @@ class _MjcfReader:
             if name == "world":
                 continue
             use_geoms = c.inertiafromgeom == "true" or (c.inertiafromgeom == "auto" and info.explicit is None)
-            parts = [p for g in info.geoms if low <= g.group <= high for p in [self._geom_mass(g)] if p is not None]
-            if not use_geoms:
+            if use_geoms:  # meshes are read only here, when a body's inertia comes from them
+                parts = [p for g in info.geoms if low <= g.group <= high for p in [self._geom_mass(g)] if p is not None]
+            else:
                 parts = [info.explicit.part(np.eye(4))] if info.explicit is not None else []
             parts += info.fused
             if not parts:
