@@ -175,16 +175,19 @@ def _limits(joint: Joint) -> Iterator[Diagnostic]:
                 joint.location,
                 "swap lower and upper",
             )
-        for name in ("velocity", "effort"):
-            value = getattr(limits, name)
-            if value is not None and value < 0:
-                yield Diagnostic(
-                    Severity.ERROR,
-                    "negative-limit",
-                    f"joint {joint.name!r} has a negative {name} limit ({value:g})",
-                    joint.location,
-                    f"{name} limits are magnitudes: use {-value:g}",
-                )
+        negative = [
+            f"{name} {getattr(limits, name):g}"
+            for name in ("velocity", "effort")
+            if getattr(limits, name) is not None and getattr(limits, name) < 0
+        ]
+        if negative:
+            yield Diagnostic(
+                Severity.WARNING,
+                "negative-limit",
+                f"joint {joint.name!r} has negative limits (" + ", ".join(negative) + ")",
+                joint.location,
+                "velocity and effort limits are magnitudes; a negative value does not mean unlimited",
+            )
     if joint.type is JointType.CONTINUOUS and (joint.limits.lower is not None or joint.limits.upper is not None):
         yield Diagnostic(
             Severity.WARNING,
@@ -247,7 +250,7 @@ def _shapes(model: Model) -> Iterator[Diagnostic]:
                 if any(not (s > 0) for s in sizes):
                     label = f" {shape.name!r}" if shape.name else ""
                     yield Diagnostic(
-                        Severity.ERROR,
+                        Severity.ERROR if kind == "collision" else Severity.WARNING,
                         "shape-size",
                         f"{kind}{label} of body {body.name!r} is a "
                         f"{type(shape.geometry).__name__.lower()} with a size that is not positive "
