@@ -329,6 +329,55 @@ def test_compiler_inertiafromgeom_true_and_boundmass(tmp_path):
     )
 
 
+def _stl(path: Path, scale: float = 1.0) -> None:
+    """A closed tetrahedron as a binary STL file."""
+    import struct
+
+    v = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], dtype=float) * scale
+    faces = [(0, 2, 1), (0, 1, 3), (0, 3, 2), (1, 2, 3)]
+    data = bytearray(80) + struct.pack("<I", len(faces))
+    for a, b, c in faces:
+        data += struct.pack("<3f", 0, 0, 0) + b"".join(struct.pack("<3f", *v[i]) for i in (a, b, c)) + b"\0\0"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize(
+    "compiler",
+    [
+        'meshdir="meshes" discardvisual="true"',
+        'assetdir="meshes" inertiagrouprange="1 2"',
+        'meshdir="meshes" settotalmass="7" balanceinertia="true"',
+        'meshdir="meshes" strippath="true" inertiafromgeom="true"',
+    ],
+)
+def test_compiler_settings_against_mujoco(tmp_path, compiler):
+    _stl(tmp_path / "meshes" / "tet.stl", scale=0.3)
+    mesh_file = "some/dir/tet.stl" if "strippath" in compiler else "tet.stl"
+    compare_with_mujoco(
+        f"""
+        <mujoco>
+          <compiler {compiler}/>
+          <asset><mesh name="tet" file="{mesh_file}" scale="1 2 1" refpos="0.1 0 0"/></asset>
+          <worldbody>
+            <body name="a">
+              <joint name="j"/>
+              <geom type="mesh" mesh="tet" group="1"/>
+              <geom type="box" size="0.1 0.1 0.3" group="2" contype="0" conaffinity="0" pos="0.2 0 0"/>
+              <geom type="sphere" size="0.05" group="1" shellinertia="true" density="40"/>
+              <body name="b" pos="0 0 1">
+                <joint name="k" type="slide"/>
+                <inertial pos="0 0 0" mass="1" diaginertia="0.1 0.1 0.15"/>
+                <geom type="capsule" size="0.02 0.1" group="1"/>
+              </body>
+            </body>
+          </worldbody>
+        </mujoco>
+        """,
+        tmp_path,
+    )
+
+
 def test_mesh_inertia_from_an_inline_mesh(tmp_path):
     compare_with_mujoco(
         """

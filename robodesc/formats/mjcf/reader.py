@@ -893,8 +893,6 @@ class _MjcfReader:
         contype = self._int(element, attrs, "contype", 1)
         conaffinity = self._int(element, attrs, "conaffinity", 1)
         group = self._int(element, attrs, "group", 0)
-        if self.compiler.discardvisual and contype == 0 and conaffinity == 0:
-            return
         mesh_name = attrs.get("mesh")
         mesh_asset = None
         if kind in ("mesh", "sdf") or mesh_name:  # a primitive may name a mesh to be fitted to it
@@ -957,10 +955,10 @@ class _MjcfReader:
         shape.extras["mjcf"] = {"contype": contype, "conaffinity": conaffinity, "group": group}
         if contype or conaffinity:
             info.body.collisions.append(shape)
-        if group <= 2:  # the groups MuJoCo's viewer shows by default
+        elif self.compiler.discardvisual:
+            return  # MuJoCo drops the geom but, as here, still counts its mass
+        if group <= 2 or not (contype or conaffinity):  # shown by default, or drawn and never collides
             info.body.visuals.append(shape)
-        if not (contype or conaffinity) and group > 2:
-            info.body.visuals.append(shape)  # hidden and collision-free: still something the file draws
 
     def _geom_pose(
         self, element: Element, attrs: dict[str, str], kind: str, size: list[float]
