@@ -194,6 +194,8 @@ class Builder:
         body.extras["static"] = item.static
         body.extras["model"] = item.model
         body.extras["floating"] = False  # set for root links of non-static models when the tree is built
+        if link.properties.get("inertial_defaults"):  # mass and/or inertia not given: libsdformat's defaults
+            body.extras["inertial_defaults"] = link.properties["inertial_defaults"]
         if link.kept:
             body.extras["xml"] = [node.extra(item.full) for node in link.kept]
         relative = [s.extras.get("pose_relative_to") for s in link.visuals + link.collisions]

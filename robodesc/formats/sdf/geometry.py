@@ -71,7 +71,8 @@ def read_shape(parser: FileParser, element, kind: str) -> tuple[Shape, dict]:
 
 
 def read_geometry(parser: FileParser, element) -> tuple[Geometry, dict]:
-    shapes = [c for c in element if c.tag in _READERS]
+    """The shape of a `<geometry>`; of several, the one libsdformat's `Geometry::Load` takes first."""
+    shapes = sorted((c for c in element if c.tag in _READERS), key=lambda c: SHAPE_PRECEDENCE.index(c.tag))
     if not shapes:
         for child in element:
             parser.unknown(child)
@@ -97,6 +98,7 @@ def _vector(parser: FileParser, element, tag: str, count: int, default) -> np.nd
 
 
 def _positive(parser: FileParser, element, what: str, values) -> None:
+    """Sizes of the shapes the format-neutral `shape-size` check cannot see (cone, plane, capsule length)."""
     if np.any(np.asarray(values) <= 0):
         parser.diagnose(
             Severity.WARNING,
@@ -109,36 +111,34 @@ def _positive(parser: FileParser, element, what: str, values) -> None:
 
 def _box(parser, el):
     size = _vector(parser, el, "size", 3, (1.0, 1.0, 1.0))
-    _positive(parser, el, "size", size)
     return Box(size=size), {"kind": "box", "size": size}
 
 
 def _sphere(parser, el):
     radius = _double(parser, el, "radius", 1.0)
-    _positive(parser, el, "radius", radius)
     return Sphere(radius=radius), {"kind": "sphere", "radius": radius}
 
 
 def _cylinder(parser, el):
     radius, length = _double(parser, el, "radius", 1.0), _double(parser, el, "length", 1.0)
-    _positive(parser, el, "radius and length", (radius, length))
     return Cylinder(radius=radius, length=length), {"kind": "cylinder", "radius": radius, "length": length}
 
 
 def _capsule(parser, el):
     radius, length = _double(parser, el, "radius", 0.5), _double(parser, el, "length", 1.0)
-    _positive(parser, el, "radius and length", (radius, length))
+    if length < 0:  # the radius is the format-neutral check's; a length of 0 makes a sphere
+        _positive(parser, el, "length", length)
     return Capsule(radius=radius, length=length), {"kind": "capsule", "radius": radius, "length": length}
 
 
 def _cone(parser, el):
     radius, length = _double(parser, el, "radius", 1.0), _double(parser, el, "length", 1.0)
+    _positive(parser, el, "radius and length", (radius, length))
     return Geometry(), {"kind": "cone", "radius": radius, "length": length}
 
 
 def _ellipsoid(parser, el):
     radii = _vector(parser, el, "radii", 3, (1.0, 1.0, 1.0))
-    _positive(parser, el, "radii", radii)
     return Ellipsoid(radii=radii), {"kind": "ellipsoid", "radii": radii}
 
 
@@ -155,6 +155,7 @@ def _plane(parser, el):
         )
         normal, norm = np.array([0.0, 0.0, 1.0]), 1.0
     size = _vector(parser, el, "size", 2, (1.0, 1.0))
+    _positive(parser, el, "size", size)
     return Plane(normal=normal / norm, size=size), {"kind": "plane"}
 
 
@@ -201,7 +202,9 @@ def _polyline(parser, el):
     lines = []
     for line in el.findall("polyline"):
         points = [parse_vector(text_of(p), 2, parser.at(p), "point") for p in line.findall("point")]
-        lines.append({"points": np.array(points).reshape(-1, 2), "height": _double(parser, line, "height", 1.0)})
+        height = _double(parser, line, "height", 1.0)
+        _positive(parser, line, "height", height)
+        lines.append({"points": np.array(points).reshape(-1, 2), "height": height})
     return Geometry(), {"kind": "polyline", "lines": lines}
 
 
@@ -213,6 +216,22 @@ def _image(parser, el):
 def _empty(parser, el):
     return Geometry(), {"kind": "empty"}
 
+
+#: The order in which libsdformat's `Geometry::Load` looks for a shape (image and empty: robodesc's own).
+SHAPE_PRECEDENCE = (
+    "box",
+    "capsule",
+    "cone",
+    "cylinder",
+    "ellipsoid",
+    "plane",
+    "sphere",
+    "mesh",
+    "heightmap",
+    "polyline",
+    "image",
+    "empty",
+)
 
 _READERS = {
     "box": _box,

@@ -226,6 +226,7 @@ class FileParser:
         self.base_dirs = base_dirs
         self.version: tuple[int, int] = LATEST_VERSION
         self.desc = FileDesc(source=source, version=LATEST_VERSION)
+        self.scopes: dict[int, ModelDesc | WorldDesc] = {}  # id(<model> or <world> element) -> its parsed form
 
     # -- helpers ---------------------------------------------------------------------------
     def at(self, element) -> Callable[[], Location]:
@@ -374,9 +375,20 @@ class FileParser:
             parse_vector(text, 3, where, element.tag)
         elif kind == "color":
             parse_color(text, where, element.tag)
+        elif kind == "pose":
+            degrees_text = element.get("degrees")
+            degrees = parse_bool(degrees_text, where, "pose/@degrees") if degrees_text is not None else False
+            parse_pose(text, element.get("rotation_format", "euler_rpy").strip(), degrees, where)
 
     # -- the root --------------------------------------------------------------------------
     def parse_root(self) -> FileDesc:
+        desc = self._parse_root()
+        from .checks import lint  # what loads but is doubtful: reader diagnostics on the raw XML
+
+        lint(self, desc)
+        return desc
+
+    def _parse_root(self) -> FileDesc:
         root = self.document.root
         if root.tag != "sdf":
             raise MissingRootElement(
@@ -490,6 +502,7 @@ class FileParser:
     def parse_world(self, element) -> WorldDesc:
         name = self.required(element, "name")
         world = WorldDesc(name=name, version=self.version, source=self.source, location=self.where(element))
+        self.scopes[id(element)] = world
         world.node = Node(element, self.document, self.source)
         for child in element:
             tag = child.tag
@@ -598,7 +611,15 @@ class FileParser:
             convert14 = top
         convert14 = convert14 and self.version <= (1, 4)
         name = self.name_of(element, "model")
+        if not name and not top:  # its links would be named '::link', which no reference can reach
+            raise InvalidValue(
+                "a model inside a world or another model has an empty name",
+                location=self.where(element),
+                construct="model/@name",
+                suggestion='give the model a name="..." (its links and joints are named after it)',
+            )
         model = ModelDesc(name=name, version=self.version, source=self.source, location=self.where(element))
+        self.scopes[id(element)] = model
         if element.get("canonical_link") is not None:
             model.canonical_link = self.reference(element.get("canonical_link"), element, "canonical_link")
         if element.get("placement_frame") is not None:
@@ -710,6 +731,9 @@ class FileParser:
                 link.kept.append(self.keep(child, "link"))
         if inertial_el is not None:
             link.inertial = self.parse_inertial(inertial_el, name, solids)
+        defaults = _inertial_defaults(inertial_el)
+        if defaults:
+            link.properties["inertial_defaults"] = defaults
         return link
 
     def parse_inertial(self, element, link_name: str, solids: list) -> InertialDesc:
@@ -867,7 +891,17 @@ class FileParser:
             ratio = self.child_double(element, "gearbox_ratio", 1.0)
             reference = self.child_text(element, "gearbox_reference_body") or ""
             joint.gearbox = (ratio, reference)
+        sensors: set[str] = set()
         for child in element:
+            if child.tag == "sensor" and child.get("name") is not None:
+                if child.get("name") in sensors:  # libsdformat's loadUniqueRepeated rejects it, as in links
+                    raise DuplicateName(
+                        f"sensor with name {child.get('name')!r} already exists in joint {name!r}",
+                        location=self.where(child),
+                        construct=child.get("name"),
+                        suggestion=f"rename one of the sensors called {child.get('name')!r}",
+                    )
+                sensors.add(child.get("name"))
             if child.tag not in _JOINT_CHILDREN:
                 joint.kept.append(self.keep(child, "joint"))
         return joint
@@ -1079,6 +1113,18 @@ class FileParser:
                 "pass search_paths=[...] or set GZ_SIM_RESOURCE_PATH",
             )
         return path, tried
+
+
+def _inertial_defaults(inertial_el) -> tuple[str, ...]:
+    """What of a link's mass properties libsdformat fills in with its defaults (mass 1, inertia identity).
+
+    Nothing for `<inertial auto="true">`: the computed values (or the auto-inertia warning) stand.
+    """
+    if inertial_el is None:
+        return ("mass", "inertia")
+    if (inertial_el.get("auto") or "").strip().lower() in ("true", "1"):
+        return ()
+    return tuple(tag for tag in ("mass", "inertia") if inertial_el.find(tag) is None)
 
 
 def _env_paths(names) -> list[str]:

@@ -50,6 +50,8 @@ _add("sensor", "bool", "always_on", "visualize")
 _add("sensor", "double", "update_rate")
 _add("limit", "double", "lower", "upper", "effort", "velocity", "stiffness", "dissipation")
 _add("dynamics", "double", "damping", "friction", "spring_reference", "spring_stiffness")
+for _owner in ("sensor", "light", "camera", "projector", "particle_emitter", "audio_source", "actor", "waypoint"):
+    _add(_owner, "pose", "pose")  # poses of kept elements: libsdformat rejects a malformed one as any other
 
 #: Attributes libsdformat requires in elements robodesc keeps unread: tag -> (parent tags, attributes);
 #: an empty parent set means anywhere.

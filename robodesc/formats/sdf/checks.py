@@ -1,0 +1,492 @@
+"""SDF checks: what libsdformat loads but is doubtful, each finding a `Diagnostic` with an `sdf-` code.
+
+The reader rejects what libsdformat rejects. What loads but is probably not what the author meant
+is found in two places:
+
+* `lint(parser, desc)` runs on every SDF file the reader parses, after the file parsed without
+  error. It looks at what only the XML still shows (the quaternion as written, an axis before it
+  is normalised, an empty plugin filename, a sensor type) and adds reader diagnostics, so they
+  reach `model.diagnostics` and name the exact line. Included files are checked once per load.
+* `check_loaded(model)` is run by the `robodesc_checks` hook (see `__init__.py`) on loaded SDF
+  models. It needs the built model: which links move (joints, static models, free links).
+
+Codes (docs/diagnostics.md has a line for each):
+
+========================================  =======  ==============================================
+``sdf-empty-document``                    warning  ``<sdf>`` holds no world, model, actor, light,
+                                                   include or plugin
+``sdf-empty-name``                        error    a world, model, link, joint, frame, visual,
+                                                   collision, sensor, light or actor named ``""``
+``sdf-quaternion-not-normalized``         warning  a ``quat_xyzw`` pose whose quaternion is not unit
+``sdf-angle-units``                       warning  roll/pitch/yaw that look like degrees without
+                                                   ``degrees="true"``, or like radians with it
+``sdf-newer-than-version``                warning  an attribute the file's declared version lacks
+``sdf-unresolved-frame``                  warning  a sensor, light, ... pose relative_to nothing
+``sdf-axis-not-unit``                     warning  an axis ``<xyz>`` that is not of unit length
+``sdf-axis-ignored``                      warning  ``<axis2>`` on a one-axis joint, an axis on a
+                                                   fixed or ball joint
+``sdf-continuous-with-limits``            warning  a continuous joint with finite lower/upper
+``sdf-several-shapes``                    warning  a ``<geometry>`` holding more than one shape
+``sdf-empty-geometry``                    warning  a ``<geometry>`` holding no shape
+``sdf-unknown-sensor-type``               error    a sensor type libsdformat does not know
+``sdf-sensor-update-rate``                warning  an update rate that is negative or not a number
+``sdf-empty-plugin-filename``             warning  ``<plugin filename="">``
+``sdf-empty-plugin-name``                 warning  ``<plugin name="">``
+``sdf-default-inertia``                   warning  a moving link without ``<inertia>``/``<mass>``:
+                                                   libsdformat gives it 1 kg and 1 kg m^2
+``sdf-massless-free-link``                warning  a free (jointless, not static) link of mass 0
+``sdf-check-failed``                      error    a bug in these checks (the file still loads)
+========================================  =======  ==============================================
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from ...core.diagnostics import Diagnostic, Severity
+from ...core.errors import did_you_mean
+from ...core.model import JointType, Model
+from .desc import FileDesc, ModelDesc, WorldDesc
+from .spec import GEOMETRY_TAGS, is_custom
+from .values import text_of
+
+if TYPE_CHECKING:
+    from .parse import FileParser
+
+#: Sensor types libsdformat 16's `Sensor::Load` accepts (any other is an error there).
+SENSOR_TYPES = frozenset(
+    "air_flow air_pressure air_speed altimeter boundingbox boundingbox_camera camera contact custom depth "
+    "depth_camera force_torque gps gpu_lidar gpu_ray imu lidar logical_camera magnetometer multicamera navsat ray "
+    "rfid rfidtag rgbd rgbd_camera segmentation segmentation_camera sonar thermal thermal_camera "
+    "wide_angle_camera wideanglecamera wireless_receiver wireless_transmitter".split()
+)
+#: Elements with a name that libsdformat uses to tell them apart (an empty one cannot be referred to).
+NAMED = frozenset("world model link joint frame visual collision sensor light actor".split())
+#: Attributes newer than some SDF versions: (element, attribute) -> the first version that has it.
+SINCE = {
+    ("pose", "relative_to"): (1, 7),
+    ("frame", "attached_to"): (1, 7),
+    ("xyz", "expressed_in"): (1, 7),
+    ("model", "canonical_link"): (1, 7),
+    ("model", "placement_frame"): (1, 8),
+    ("pose", "rotation_format"): (1, 9),
+    ("pose", "degrees"): (1, 9),
+    ("include", "merge"): (1, 9),
+    ("inertial", "auto"): (1, 11),
+}
+#: Owners of a `<pose>` whose relative_to the reader resolves (an error when it names nothing).
+POSES_RESOLVED = frozenset("model link joint frame visual collision inertial include".split())
+_ONE_AXIS = frozenset(("revolute", "continuous", "prismatic", "screw"))
+_NO_AXIS = frozenset(("fixed", "ball"))
+_UNIT_TOLERANCE = 1e-3  # |norm - 1| allowed for quaternions and axes written with a few decimals
+_NO_LIMIT = 1e16  # libsdformat's "no limit"
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_TWO_PI = 2.0 * math.pi
+
+
+def _numbers(text: str) -> list[float] | None:
+    """The blank-separated numbers of `text`, or None when one is not a plain number."""
+    tokens = text.split()
+    if not all(_PLAIN_NUMBER.fullmatch(t) for t in tokens):
+        return None
+    return [float(t) for t in tokens]
+
+
+def _leading_number(text: str) -> float | None:
+    match = _PLAIN_NUMBER.match(text.strip())
+    return float(match.group(0)) if match else None
+
+
+def _label(element) -> str:
+    name = element.get("name")
+    return f"{element.tag} {name!r}" if name else f"<{element.tag}>"
+
+
+def _version_text(version: tuple[int, int]) -> str:
+    return f"{version[0]}.{version[1]}"
+
+
+def resolves(desc: ModelDesc | WorldDesc, ref: str) -> bool:
+    """Whether `ref` names a frame of a parsed model or world (scoped names such as ``arm::hand`` too)."""
+    is_world = isinstance(desc, WorldDesc)
+    if ref == ("world" if is_world else "__model__"):
+        return True
+    if not is_world and any(link.name == ref for link in desc.links):
+        return True
+    if any(item.name == ref for items in (desc.models, desc.joints, desc.frames) for item in items):
+        return True
+    start = ref.find("::")
+    while start >= 0:
+        head, rest = ref[:start], ref[start + 2 :]
+        if any(instance.name == head and resolves(instance.desc, rest) for instance in desc.models):
+            return True
+        start = ref.find("::", start + 2)
+    return False
+
+
+# =====================================================================================================
+# The reader's half: the raw XML of each parsed file
+# =====================================================================================================
+
+
+class _Lint:
+    def __init__(self, parser: FileParser, desc: FileDesc) -> None:
+        self.parser = parser
+        self.version = desc.version
+        self.document = parser.document
+
+    def add(self, severity: Severity, code: str, message: str, element, suggestion: str | None) -> None:
+        self.parser.diagnose(severity, code, message, element, suggestion)
+
+    def run(self) -> None:
+        root = self.document.root
+        self.document_content(root)
+        stack: list[tuple] = [(root, None, None)]
+        while stack:
+            element, parent, scope = stack.pop()
+            tag = element.tag
+            if not isinstance(tag, str) or is_custom(tag):
+                continue
+            if tag in ("model", "world"):
+                scope = self.parser.scopes.get(id(element), scope)
+            self.element(element, parent, scope)
+            if tag == "plugin":
+                continue  # free-form content: nothing below is SDF
+            stack.extend((child, element, scope) for child in reversed(element))
+
+    def element(self, element, parent, scope) -> None:
+        tag = element.tag
+        if tag in NAMED:
+            self.name(element)
+        for attribute in element.attrib:
+            since = SINCE.get((tag, attribute))
+            if since is not None and self.version < since:
+                self.add(
+                    Severity.WARNING,
+                    "sdf-newer-than-version",
+                    f"{_label(element)} uses @{attribute}, which SDF {_version_text(since)} introduced, in a file "
+                    f"that declares SDF {_version_text(self.version)}; libsdformat 16 reads it, older versions "
+                    "ignore it",
+                    element,
+                    f'declare <sdf version="{_version_text(since)}"> or later',
+                )
+        if tag == "pose" and parent is not None:
+            self.pose(element, parent, scope)
+        elif tag == "plugin":
+            self.plugin(element)
+        elif tag == "sensor" and parent is not None and parent.tag in ("link", "joint"):
+            self.sensor(element)
+        elif tag == "joint" and parent is not None and parent.tag in ("model", "world"):
+            self.joint(element)
+        elif tag == "geometry" and parent is not None and parent.tag in ("visual", "collision"):
+            self.geometry(element, parent)
+
+    # -- the document ------------------------------------------------------------------------
+    def document_content(self, root) -> None:
+        kinds = ("world", "model", "actor", "light", "include", "plugin")
+        if not any(child.tag in kinds for child in root):
+            self.add(
+                Severity.WARNING,
+                "sdf-empty-document",
+                "<sdf> holds no <world>, <model>, <actor>, <light>, <include> or <plugin>: there is nothing to load",
+                root,
+                'add a <model name="..."> or a <world name="...">',
+            )
+
+    def name(self, element) -> None:
+        name = element.get("name")
+        if name is not None and not name.strip():
+            self.add(
+                Severity.ERROR,
+                "sdf-empty-name",
+                f"a <{element.tag}> has an empty name; nothing can refer to it and simulators tell "
+                f"{element.tag}s apart by name",
+                element,
+                f'give the <{element.tag}> a name="..." unique among its siblings',
+            )
+
+    # -- poses -------------------------------------------------------------------------------
+    def pose(self, element, parent, scope) -> None:
+        owner = _label(parent)
+        rotation_format = element.get("rotation_format", "euler_rpy").strip()
+        degrees = (element.get("degrees") or "").strip().lower() in ("true", "1")
+        values = _numbers(text_of(element))
+        if values is not None and rotation_format == "quat_xyzw" and len(values) == 7:
+            norm = math.sqrt(sum(v * v for v in values[3:]))
+            if norm > 0 and abs(norm - 1.0) > _UNIT_TOLERANCE:
+                self.add(
+                    Severity.WARNING,
+                    "sdf-quaternion-not-normalized",
+                    f"the quaternion of the pose of {owner} has length {norm:.6g}; libsdformat normalises it",
+                    element,
+                    "write a unit quaternion qx qy qz qw (divide each by " + f"{norm:.6g})",
+                )
+        elif values is not None and rotation_format == "euler_rpy" and len(values) == 6:
+            self.angles(element, owner, values[3:], degrees)
+        relative_to = element.get("relative_to", "").strip()
+        if relative_to and scope is not None and parent.tag not in POSES_RESOLVED and not resolves(scope, relative_to):
+            kind = "world" if isinstance(scope, WorldDesc) else "model"
+            self.add(
+                Severity.WARNING,
+                "sdf-unresolved-frame",
+                f"the pose of {owner} is relative_to {relative_to!r}, which is not a frame of {kind} "
+                f"{scope.name!r}; libsdformat resolves it only when asked, and fails then",
+                element,
+                did_you_mean(relative_to, _frame_names(scope))
+                or (
+                    "name a model, joint or frame of the world"
+                    if kind == "world"
+                    else "name a link, joint, frame or nested model of the model"
+                ),
+            )
+
+    def angles(self, element, owner: str, angles: list[float], degrees: bool) -> None:
+        if not degrees:  # 90, 45, 22.5: whole or half numbers beyond a turn (radians past 2 pi are rarely round)
+            large = [a for a in angles if abs(a) > _TWO_PI + 1e-9 and abs(2 * a - round(2 * a)) < 1e-9]
+            if large:
+                self.add(
+                    Severity.WARNING,
+                    "sdf-angle-units",
+                    f"the pose of {owner} has roll/pitch/yaw {' '.join(f'{a:g}' for a in angles)}, read as "
+                    f"radians; {large[0]:g} looks like degrees",
+                    element,
+                    'add degrees="true" to the <pose> (SDF 1.9), or write the angles in radians',
+                )
+            return
+        radian_like = [a for a in angles if abs(a) > 1e-9 and _near_quarter_pi(a)]
+        if radian_like and all(abs(a) <= _TWO_PI for a in angles):
+            self.add(
+                Severity.WARNING,
+                "sdf-angle-units",
+                f'the pose of {owner} has degrees="true" but roll/pitch/yaw {" ".join(f"{a:g}" for a in angles)}; '
+                f"{radian_like[0]:g} looks like radians",
+                element,
+                f"write the angles in degrees ({', '.join(f'{math.degrees(a):g}' for a in angles)}), or remove "
+                'degrees="true"',
+            )
+
+    # -- plugins and sensors -----------------------------------------------------------------
+    def plugin(self, element) -> None:
+        filename = element.get("filename")
+        if filename is not None and not filename.strip():
+            self.add(
+                Severity.WARNING,
+                "sdf-empty-plugin-filename",
+                f"{_label(element)} has an empty filename; the simulator has no library to load",
+                element,
+                'name the plugin\'s library, e.g. filename="gz-sim-joint-state-publisher-system"',
+            )
+        name = element.get("name")
+        if name is not None and not name.strip():
+            self.add(
+                Severity.WARNING,
+                "sdf-empty-plugin-name",
+                f"<plugin filename={filename!r}> has an empty name",
+                element,
+                'give the plugin\'s class name, e.g. name="gz::sim::systems::JointStatePublisher", or drop name=""',
+            )
+
+    def sensor(self, element) -> None:
+        kind = element.get("type")
+        if kind is not None and kind.strip() not in SENSOR_TYPES:
+            self.add(
+                Severity.ERROR,
+                "sdf-unknown-sensor-type",
+                f"{_label(element)} has the type {kind!r}, which libsdformat does not know: it rejects the file",
+                element,
+                did_you_mean(kind.strip(), SENSOR_TYPES) or "use one of " + ", ".join(sorted(SENSOR_TYPES)),
+            )
+        rate_el = element.find("update_rate")
+        if rate_el is None:
+            return
+        text = text_of(rate_el)
+        value = _leading_number(text)
+        if value is None or _PLAIN_NUMBER.fullmatch(text) is None or value < 0:
+            read = "" if value is None else f" (read as {value:g})"
+            self.add(
+                Severity.WARNING,
+                "sdf-sensor-update-rate",
+                f"the update rate of {_label(element)} is {text!r}{read}; it is a frequency in Hz, >= 0 "
+                "(0: as fast as possible)",
+                rate_el,
+                "write a plain non-negative number such as 30",
+            )
+
+    # -- joints ------------------------------------------------------------------------------
+    def joint(self, element) -> None:
+        kind = (element.get("type") or "").strip().lower()
+        label = _label(element)
+        for tag in ("axis", "axis2"):
+            axis = element.find(tag)
+            if axis is None:
+                continue
+            if kind in _NO_AXIS or (tag == "axis2" and kind in _ONE_AXIS):
+                self.add(
+                    Severity.WARNING,
+                    "sdf-axis-ignored",
+                    f"{kind} joint {element.get('name')!r} has an <{tag}>, which this joint type does not use",
+                    axis,
+                    f"remove <{tag}>, or use a joint type that moves about it"
+                    + (" (universal, revolute2)" if tag == "axis2" else ""),
+                )
+                continue
+            xyz = axis.find("xyz")
+            values = _numbers(text_of(xyz)) if xyz is not None else None
+            if values is not None and len(values) >= 3:
+                norm = math.sqrt(sum(v * v for v in values[:3]))
+                if norm > 0 and abs(norm - 1.0) > _UNIT_TOLERANCE:
+                    self.add(
+                        Severity.WARNING,
+                        "sdf-axis-not-unit",
+                        f"the <{tag}> of {label} has length {norm:.6g}; libsdformat normalises it",
+                        xyz,
+                        "write a unit vector, e.g. " + " ".join(f"{v / norm:.6g}" for v in values[:3]),
+                    )
+            if kind == "continuous" and tag == "axis":
+                self.continuous_limits(element, axis)
+
+    def continuous_limits(self, joint, axis) -> None:
+        limit = axis.find("limit")
+        if limit is None:
+            return
+        given = {}
+        for tag in ("lower", "upper"):
+            child = limit.find(tag)
+            value = _leading_number(text_of(child)) if child is not None else None
+            if value is not None and abs(value) < _NO_LIMIT:
+                given[tag] = value
+        if given:
+            self.add(
+                Severity.WARNING,
+                "sdf-continuous-with-limits",
+                f"continuous joint {joint.get('name')!r} has position limits "
+                + ", ".join(f"{k} {v:g}" for k, v in given.items())
+                + "; a continuous joint has none, so they are ignored",
+                limit,
+                'make it type="revolute" to keep the limits, or remove <lower> and <upper>',
+            )
+
+    # -- geometry ----------------------------------------------------------------------------
+    def geometry(self, element, owner) -> None:
+        from .geometry import SHAPE_PRECEDENCE
+
+        shapes = list(dict.fromkeys(child.tag for child in element if child.tag in GEOMETRY_TAGS))
+        if len(shapes) > 1:  # (several <polyline>s make one shape)
+            used = min(shapes, key=SHAPE_PRECEDENCE.index)
+            self.add(
+                Severity.WARNING,
+                "sdf-several-shapes",
+                f"the <geometry> of {_label(owner)} holds {len(shapes)} shapes ({', '.join(shapes)}); libsdformat "
+                f"uses the {used} and ignores the others",
+                element,
+                f"keep one shape per <geometry>; use another <{owner.tag}> for each other shape",
+            )
+        elif not shapes:
+            others = [child.tag for child in element if isinstance(child.tag, str)]
+            what = f" (only {', '.join(f'<{t}>' for t in others)}, not SDF shapes)" if others else ""
+            self.add(
+                Severity.WARNING,
+                "sdf-empty-geometry",
+                f"the <geometry> of {_label(owner)} holds no shape{what}; it has nothing to show or collide with",
+                element,
+                "add a shape such as <box><size>1 1 1</size></box>, or <empty/> if that is intended",
+            )
+
+
+def _near_quarter_pi(angle: float) -> bool:
+    """Close to a multiple of pi/4 (0.785, 1.571, 3.142, ...): an angle written in radians."""
+    quarters = abs(angle) / (math.pi / 4)
+    return round(quarters) >= 1 and abs(abs(angle) - round(quarters) * math.pi / 4) < 2e-3 and angle != round(angle)
+
+
+def _frame_names(scope: ModelDesc | WorldDesc) -> list[str]:
+    names = [item.name for items in (scope.models, scope.joints, scope.frames) for item in items]
+    if isinstance(scope, ModelDesc):
+        names += [link.name for link in scope.links]
+    return names
+
+
+def lint(parser: FileParser, desc: FileDesc) -> None:
+    """Add the reader's diagnostics about the raw XML of a parsed file to `desc.diagnostics`.
+
+    A bug here must not stop a file from loading: it is reported as an error diagnostic instead.
+    """
+    try:
+        _Lint(parser, desc).run()
+    except Exception as exc:  # pragma: no cover - a safety net, not a code path
+        parser.diagnose(
+            Severity.ERROR,
+            "sdf-check-failed",
+            f"robodesc's SDF checks failed on this file: {type(exc).__name__}: {exc}",
+            parser.document.root,
+            "report this to robodesc's authors",
+        )
+
+
+# =====================================================================================================
+# The hook's half: the loaded model
+# =====================================================================================================
+
+
+def _moving(model: Model) -> set[str]:
+    """Bodies a simulator moves: not static, and free or below a joint that moves."""
+    moving: set[str] = set()
+    for body in model.bodies.values():  # parents before children
+        if body.parent is None or body.extras.get("static"):
+            continue
+        joints = [model.joints[j] for j in body.joints if j in model.joints]
+        if body.extras.get("floating") or body.parent in moving or any(j.type is not JointType.FIXED for j in joints):
+            moving.add(body.name)
+    return moving
+
+
+def check_loaded(model: Model) -> list[Diagnostic]:
+    """The SDF findings that need the loaded model (the hook `robodesc_checks` returns them)."""
+    return list(_inertials(model))
+
+
+def _inertials(model: Model) -> Iterator[Diagnostic]:
+    moving = _moving(model)
+    jointed = {j.parent for j in model.joints.values()} | {j.child for j in model.joints.values()}
+    defaulted: dict[tuple, list] = {}  # one finding per <link> written, however often its model is included
+    for body in model.bodies.values():
+        if body.name not in moving:
+            continue
+        defaults = body.extras.get("inertial_defaults")
+        # A partial <inertial> always; no <inertial> at all only on a part (shapes) of a mechanism (joints):
+        # a lone free body or a bare frame-like link without one is common and deliberate.
+        partial = defaults and len(defaults) == 1
+        bare = defaults and not partial and (body.collisions or body.visuals) and body.name in jointed
+        if partial or bare:
+            where = body.location
+            defaulted.setdefault((where.file, where.line, where.element), []).append(body)
+        inertial = body.inertial
+        if body.extras.get("floating") and inertial is not None and inertial.mass == 0:
+            yield Diagnostic(
+                Severity.WARNING,
+                "sdf-massless-free-link",
+                f"link {body.name!r} moves freely (no joint holds it, its model is not static) but has mass 0",
+                body.location,
+                "give it a positive mass and inertia, or make its model <static>true</static>",
+            )
+    given = {"mass": "mass 1 kg", "inertia": "inertia ixx = iyy = izz = 1 kg m^2"}
+    for bodies in defaulted.values():
+        body, defaults = bodies[0], bodies[0].extras["inertial_defaults"]
+        what = f"an <inertial> without <{defaults[0]}>" if len(defaults) == 1 else "no <inertial>"
+        also = f" (and {len(bodies) - 1} more instances of this link)" if len(bodies) > 1 else ""
+        yield Diagnostic(
+            Severity.WARNING,
+            "sdf-default-inertia",
+            f"link {body.name!r}{also} moves but has {what}; libsdformat gives it "
+            + " and ".join(given[tag] for tag in defaults)
+            + ", which rarely fits the part",
+            body.location,
+            'give <inertial> its <mass> and <inertia>, or write <inertial auto="true"> (SDF 1.11) to compute them '
+            "from the collisions",
+        )
+
+
+__all__ = ["SENSOR_TYPES", "check_loaded", "lint", "resolves"]
