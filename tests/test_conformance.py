@@ -1,4 +1,4 @@
-"""Conformance against an external corpus of URDF files (skipped unless ROBODESC_CORPUS is set).
+"""Conformance against the reference corpus (skipped unless ROBODESC_CORPUS is set).
 
 ROBODESC_CORPUS names the corpus folder; its sibling `tools/conformance.py` is the runner.
 """
@@ -26,12 +26,13 @@ def _corpus() -> Path:
     return corpus
 
 
-def test_conformance_tool_reports_no_failures():
+@pytest.mark.parametrize("fmt", ["urdf", "mjcf", "sdf"])
+def test_conformance_tool_reports_no_failures(fmt):
     corpus = _corpus()
     tool = corpus.parent / "tools" / "conformance.py"
     assert tool.is_file(), f"ROBODESC_CORPUS is set but the runner {tool} does not exist"
     result = subprocess.run(
-        [sys.executable, str(tool), "--corpus", str(corpus), "--format", "urdf"],
+        [sys.executable, str(tool), "--corpus", str(corpus), "--format", fmt],
         capture_output=True,
         text=True,
         timeout=600,
@@ -46,20 +47,38 @@ def test_conformance_tool_reports_no_failures():
     assert int(match.group(1)) == 0, f"conformance failures: {last!r}\n{output[-4000:]}"
 
 
-def test_every_corpus_urdf_loads_or_raises_a_robodesc_error():
-    corpus = _corpus()
-    folder = corpus / "urdf"
-    if not folder.is_dir():
-        pytest.skip(f"{folder} does not exist")
-    files = sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix.lower() == ".urdf")
+_DESCRIPTION_SUFFIXES = {".urdf", ".sdf", ".world", ".xml", ".mjcf"}
+
+
+def _corpus_files(corpus: Path) -> list[Path]:
+    files = sorted(
+        p
+        for fmt in ("urdf", "mjcf", "sdf")
+        for p in (corpus / fmt).rglob("*")
+        if p.is_file() and p.suffix.lower() in _DESCRIPTION_SUFFIXES
+    )
     if not files:
-        pytest.skip(f"no .urdf files under {folder}")
+        pytest.skip(f"no description files under {corpus}")
+    return files
+
+
+def test_every_corpus_file_loads_or_raises_a_robodesc_error():
+    corpus = _corpus()
     foreign = []
-    for path in files:
+    for path in _corpus_files(corpus):
         try:
-            robodesc.load(path, format="urdf")
+            robodesc.load(path)
         except robodesc.RobodescError:
             pass
         except Exception as exc:  # noqa: BLE001 - exactly what this test looks for
             foreign.append(f"{path.relative_to(corpus)}: {type(exc).__name__}: {exc}")
     assert not foreign, f"{len(foreign)} file(s) raised something other than RobodescError:\n" + "\n".join(foreign[:20])
+
+
+def test_check_runs_on_every_corpus_file():
+    corpus = _corpus()
+    for path in _corpus_files(corpus):
+        report = robodesc.check(path)  # never raises: a broken file is a report with its error
+        assert report.loaded or report.failed, path
+        for finding in report.diagnostics:
+            assert finding.code and finding.message and finding.severity, (path, finding)

@@ -510,7 +510,10 @@ def test_what_mujoco_rejects_robodesc_rejects(tmp_path, body, error):
 
 
 def test_range_without_limited_when_autolimits_is_off(tmp_path):
-    text = '<mujoco><compiler autolimits="false"/><worldbody><body><joint range="-1 1"/><geom size="1"/></body></worldbody></mujoco>'
+    text = (
+        '<mujoco><compiler autolimits="false"/><worldbody><body><joint range="-1 1"/><geom size="1"/></body>'
+        "</worldbody></mujoco>"
+    )
     with pytest.raises(InvalidValue, match="limited"):
         robodesc.loads(text, format="mjcf")
 
