@@ -22,12 +22,13 @@ URDF_CODES = {
     "limit-not-applicable",
     "fixed-joint-limits",
     "axis-normalised",
+    "repeated-element",
     "unused-material",
     "material-without-name",
     "transmission-unknown-joint",
     "gazebo-unknown-reference",
 }
-MJCF_CODES = {"fromto-with-pos", "fromto-overrides-pose", "class-attribute-ignored", "mesh-unreadable"}
+MJCF_CODES = {"fromto-overrides-pose", "class-attribute-ignored", "mesh-unreadable"}
 INERTIAL = '<inertial><mass value="1"/><inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial>'
 
 
@@ -189,6 +190,34 @@ def test_rounded_axes_and_axes_of_joints_without_one_are_not_reported(kind, axis
     assert not found(check_urdf(source), "axis-normalised")
 
 
+def test_elements_read_once_but_written_twice_are_reported():
+    source = """
+    <robot name="r">
+      <link name="a">
+        <inertial><mass value="1"/><inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial>
+        <inertial><mass value="5"/></inertial>
+        <visual><origin xyz="1 0 0"/><origin xyz="2 0 0"/><origin xyz="3 0 0"/>
+          <geometry><box size="1 1 1"/><sphere radius="1"/></geometry></visual>
+        <visual><geometry><box size="1 1 1"/></geometry></visual>
+      </link>
+      <link name="b"/>
+      <joint name="j" type="revolute"><parent link="a"/><child link="b"/>
+        <limit lower="-1" upper="1" effort="1" velocity="1"/>
+        <limit lower="-2" upper="2" effort="1" velocity="1"/></joint>
+    </robot>
+    """
+    report = check_urdf(source)
+    assert report.model.bodies["a"].inertial.mass == 1 and report.model.joints["j"].limits.upper == 1
+    findings = {d.location.line: d for d in found(report, "repeated-element")}
+    assert sorted(findings) == [4, 5, 6, 12]
+    assert all(d.severity is Severity.WARNING and d.suggestion for d in findings.values())
+    assert "link 'a' has 2 <inertial> elements" in findings[4].message
+    assert "link 'a' has 3 <origin> elements in one <visual>" in findings[5].message
+    assert "<geometry> of link 'a' holds 2 shapes; only the first, <box>" in findings[6].message
+    assert "joint 'j' has 2 <limit> elements" in findings[12].message
+    assert findings[12].location.element.endswith("limit[2]")
+
+
 def test_unused_robot_level_materials_are_one_finding():
     source = """
     <robot name="r">
@@ -301,23 +330,23 @@ def mjcf(body: str, default: str = "", asset: str = "") -> str:
     )
 
 
-def test_fromto_with_a_non_zero_pos_is_an_error_as_in_mujoco():
-    report = check_mjcf(mjcf('<geom name="g" type="capsule" size="0.02" fromto="0 0 0 0 0 1" pos="1 0 0"/>\n'))
-    finding = only(report, "fromto-with-pos")
-    assert finding.severity is Severity.ERROR and report.failed
-    assert "geom 'g'" in finding.message and "both pos and fromto" in finding.message
-    assert finding.location.line == 8
-    assert list(report.model.bodies["b"].visuals[1].pose[:3, 3]) == [0, 0, 0.5]  # placed by fromto alone
-
-
-def test_fromto_with_a_pos_from_the_default_class_is_an_error_too():
-    report = check_mjcf(
-        mjcf(
-            '<geom class="c" type="capsule" size="0.02" fromto="0 0 0 0 0 1"/>\n',
-            '<default class="c"><geom pos="1 0 0"/></default>',
+def test_fromto_with_a_non_zero_pos_is_refused_as_in_mujoco():
+    with pytest.raises(robodesc.InvalidValue, match="both fromto and pos") as info:
+        robodesc.loads(
+            mjcf('<geom name="g" type="capsule" size="0.02" fromto="0 0 0 0 0 1" pos="1 0 0"/>\n'), format="mjcf"
         )
-    )
-    assert "from its default class" in only(report, "fromto-with-pos").message
+    assert info.value.location.line == 8 and "geom 'g'" in str(info.value)
+
+
+def test_fromto_with_a_pos_from_the_default_class_is_refused_too():
+    with pytest.raises(robodesc.InvalidValue, match="from its default class"):
+        robodesc.loads(
+            mjcf(
+                '<geom class="c" type="capsule" size="0.02" fromto="0 0 0 0 0 1"/>\n',
+                '<default class="c"><geom pos="1 0 0"/></default>',
+            ),
+            format="mjcf",
+        )
 
 
 def test_fromto_with_an_orientation_on_a_geom_or_a_site_is_a_warning():

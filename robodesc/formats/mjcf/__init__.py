@@ -28,3 +28,13 @@ def robodesc_formats() -> list[FormatSpec]:
             description="MuJoCo's MJCF, compiled as MuJoCo compiles it (defaults, frames, inertia from geoms)",
         )
     ]
+
+
+@hookimpl
+def robodesc_checks(model) -> list:
+    """MJCF-specific findings (checks.py); other formats' models are left alone."""
+    if model.format != "mjcf":
+        return []
+    from .checks import check  # imported on first use, like the reader
+
+    return check(model)

@@ -5,6 +5,11 @@ The reader works in the order MuJoCo's compiler does: splice `<include>`s, merge
 (frames vanish into the poses of what they hold, `<replicate>` expands, `<attach>` grafts a
 sub-model), then infer inertia from geoms where MuJoCo would. The model a user gets has no
 inheritance left in it: every value is the one MuJoCo would use.
+
+What MuJoCo compiles but silently overrides is noted on `model.diagnostics`
+(`fromto-overrides-pose`, `class-attribute-ignored`; the rules are in checks.py). A mesh geom's
+shape keeps its asset's name and location in `extras["mjcf"]` (`mesh`, `mesh_location`) for the
+mesh check of `robodesc check`.
 """
 
 from __future__ import annotations
@@ -72,6 +77,7 @@ from ...core.transforms import (
 )
 from ..xml import Document, Element, Values, parse_xml, to_xml
 from . import inertia as mass_properties
+from .checks import FROMTO_KINDS, ignored_class_attributes, listing
 from .schema import check_tree
 
 MINVAL = 1e-15  # MuJoCo's mjMINVAL: smaller masses and inertias of moving bodies are errors
@@ -182,10 +188,11 @@ class _MjcfReader:
             self._joint_order: list[Joint] = []
             self._counter = [0]  # for names of unnamed elements
             self._prepared: dict[str, tuple] = {}  # sub-models already prepared for <attach>
+            self._ignored: dict[tuple, list[tuple[str, Location]]] = {}  # class attributes MuJoCo ignores
         else:
             self.model, self._owners, self._included = parent.model, parent._owners, parent._included
             self.bodies, self._joint_order, self._counter = parent.bodies, parent._joint_order, parent._counter
-            self._prepared = parent._prepared
+            self._prepared, self._ignored = parent._prepared, parent._ignored
 
     def read(self, document: Document) -> Model:
         self.model = Model(name=document.root.get("model", "MuJoCo Model"), format="mjcf", source=self.context.source)
@@ -211,6 +218,7 @@ class _MjcfReader:
         if self.compiler.alignfree:
             self._align_free()
         self._check_references()
+        self._report_ignored()
         return self.model
 
     def prepare(self, document: Document) -> Element:
@@ -719,6 +727,7 @@ class _MjcfReader:
             attrs = self._attrs(element, active)
             kind = self._keyword(element, attrs, "type", _JOINT_TYPES, "hinge")
         name = self._name(attrs, "joint")
+        self._note_ignored(element, attrs, active, kind)
         if name in self.model.joints:
             raise self._error(
                 DuplicateName,
@@ -889,6 +898,7 @@ class _MjcfReader:
         attrs = self._attrs(element, active)
         kind = self._keyword(element, attrs, "type", _GEOM_TYPES, "sphere")
         local, size = self._geom_pose(element, attrs, kind, self._sizes(element, attrs, "size", 3))
+        self._note_ignored(element, attrs, active, kind)
         pose = frame @ local
         contype = self._int(element, attrs, "contype", 1)
         conaffinity = self._int(element, attrs, "conaffinity", 1)
@@ -953,6 +963,8 @@ class _MjcfReader:
         elif rgba is not None:
             shape.material = Material(color=np.array(rgba))
         shape.extras["mjcf"] = {"contype": contype, "conaffinity": conaffinity, "group": group}
+        if isinstance(geometry, Mesh) and mesh_asset is not None:
+            shape.extras["mjcf"].update(mesh=mesh_asset["name"], mesh_location=self.where(mesh_asset["element"]))
         if contype or conaffinity:
             info.body.collisions.append(shape)
         elif self.compiler.discardvisual:
@@ -967,7 +979,7 @@ class _MjcfReader:
         fromto = self._floats(element, attrs, "fromto", 6, None)
         if fromto is None:
             return self._pose(element, attrs), size
-        if kind not in ("capsule", "cylinder", "box", "ellipsoid"):
+        if kind not in FROMTO_KINDS:
             raise self._error(
                 InvalidValue,
                 f"fromto is not allowed for {kind} {element.tag}s",
@@ -980,11 +992,10 @@ class _MjcfReader:
         length = float(np.linalg.norm(direction))
         if length < MINVAL:
             raise self._error(InvalidValue, "fromto has zero length", element, construct=f"{element.tag}/@fromto")
-        padded = size + [0.0] * (3 - len(size))
-        if kind in ("capsule", "cylinder"):
-            size = [padded[0], length / 2]
-        else:
-            size = [padded[0], padded[1], length / 2]
+        self._note_fromto(element, attrs)
+        radius = size[0] if size else 0.0
+        # MuJoCo: the first size is the radius (capsule, cylinder) or both cross half-sizes (box, ellipsoid)
+        size = [radius, length / 2] if kind in ("capsule", "cylinder") else [radius, radius, length / 2]
         return make_pose(quat_to_matrix(quat_between((0.0, 0.0, 1.0), direction)), (start + end) / 2), size
 
     def _geometry(
@@ -1040,6 +1051,70 @@ class _MjcfReader:
         reference = make_pose(quat_to_matrix(refquat), refpos)
         return geometry, pose @ invert_pose(reference)
 
+    def _label(self, element: Element, attrs: dict[str, str]) -> str:
+        name = attrs.get("name")
+        return f"{element.tag} {self._prefix + name + self._suffix!r}" if name else f"an unnamed {element.tag}"
+
+    def _note_fromto(self, element: Element, attrs: dict[str, str]) -> None:
+        """MuJoCo places a geom or site by fromto alone: a non-zero pos beside it is an error ("both pos
+        and fromto defined"), an orientation written beside it is silently replaced (a warning here)."""
+        pos = self._floats(element, attrs, "pos", 3, None)
+        what = self._label(element, attrs)
+        if pos is not None and any(pos):
+            source = "" if "pos" in element.attrib else " (from its default class)"
+            raise self._error(
+                InvalidValue,
+                f"{what} has both fromto and pos{source}; MuJoCo refuses this (both pos and fromto defined)",
+                element,
+                construct=f"{element.tag}/@fromto",
+                suggestion="remove pos and put the offset into the fromto end points",
+            )
+        written = [n for n in _ORIENTATIONS if n in element.attrib]
+        if written:
+            self.model.diagnose(
+                Severity.WARNING,
+                "fromto-overrides-pose",
+                f"{what} has fromto and {', '.join(written)}: MuJoCo orients it along fromto and ignores "
+                f"{', '.join(written)}",
+                self.where(element),
+                f"remove {', '.join(written)}, or drop fromto and give pos and size",
+            )
+
+    def _class_of(self, element: Element, active: str | None = None) -> str:
+        return element.get("class") or active or "main"
+
+    def _note_ignored(self, element: Element, attrs: dict[str, str], active: str | None, kind: str) -> None:
+        """Remember attributes a default class gave this element that MuJoCo ignores for it."""
+        if element.tag == "freejoint":
+            return
+        inherited = {name for name in attrs if name not in element.attrib}
+        if not inherited:
+            return
+        ignored = ignored_class_attributes(element.tag, kind, attrs, inherited)
+        if ignored:
+            key = (self._prefix + self._class_of(element, active), element.tag, kind, tuple(ignored.items()))
+            name = attrs.get("name")
+            label = repr(self._prefix + name + self._suffix) if name else "unnamed"
+            self._ignored.setdefault(key, []).append((label, self.where(element)))
+
+    def _report_ignored(self) -> None:
+        """One `class-attribute-ignored` per class, element kind and attributes, listing the elements."""
+        for (name, tag, kind, ignored), elements in self._ignored.items():
+            if len(elements) == 1:
+                label = elements[0][0]
+                whom = f"{kind} {tag} {label}" if label != "unnamed" else f"an unnamed {kind} {tag}"
+            else:
+                whom = f"{len(elements)} {kind} {tag}s ({listing([label for label, _ in elements])})"
+            names = ", ".join(attribute for attribute, _ in ignored)
+            reasons = "; ".join(dict.fromkeys(why for _, why in ignored))
+            self.model.diagnose(
+                Severity.WARNING,
+                "class-attribute-ignored",
+                f"default class {name!r} gives {names} to {whom}, which MuJoCo ignores there ({reasons})",
+                elements[0][1],
+                f"move {names} to a class used only by elements that use it, or give these elements another class",
+            )
+
     def _site(self, element: Element, body: str, frame: np.ndarray, active: str | None) -> None:
         attrs = self._attrs(element, active)
         if not attrs.get("name"):
@@ -1056,6 +1131,7 @@ class _MjcfReader:
             )
         kind = attrs.get("type", "sphere")
         local, _ = self._geom_pose(element, attrs, kind, self._sizes(element, attrs, "size", 3))
+        self._note_ignored(element, attrs, active, kind)
         pose = frame @ local
         self.model.frames[name] = Frame(
             name=name,

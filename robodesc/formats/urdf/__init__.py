@@ -28,3 +28,13 @@ def robodesc_formats() -> list[FormatSpec]:
             description="Unified Robot Description Format (ROS), as urdfdom reads it",
         )
     ]
+
+
+@hookimpl
+def robodesc_checks(model) -> list:
+    """URDF-specific findings (checks.py); other formats' models are left alone."""
+    if model.format != "urdf":
+        return []
+    from .checks import check  # imported on first use, like the reader
+
+    return check(model)

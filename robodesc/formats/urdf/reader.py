@@ -3,6 +3,12 @@
 Extension elements (`<gazebo>`, `<transmission>`, `<ros2_control>`) and anything unknown are
 kept as `Extra`s with their raw XML and location. Mesh URIs are resolved (existence only) while
 loading; an unresolvable one is a diagnostic, not an error.
+
+What the model does not hold but `robodesc check` needs (checks.py) is kept under `extras["urdf"]`:
+on a joint, `dropped_limits` (lower, upper as written, where the joint type ignores them) and
+`written_axis` (an axis the reader normalised, as written); on a link or joint, `repeated` (children
+read once but written several times); on a visual, `material_location` (of a `<material>` without a
+name); on the root body, `material_locations` (robot-level `<material>` name -> location).
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from ...core.errors import (
     DuplicateName,
     InvalidTree,
     InvalidValue,
+    Location,
     MalformedPose,
     MalformedValue,
     MissingAttribute,
@@ -59,6 +66,14 @@ _JOINT_CHILDREN = {
     "safety_controller",
     "calibration",
 }
+#: Children urdfdom reads once (the first), per parent element: more of them are ignored.
+_READ_ONCE = {
+    "link": ("inertial",),
+    "inertial": ("origin", "mass", "inertia"),
+    "visual": ("origin", "geometry", "material"),
+    "collision": ("origin", "geometry"),
+    "joint": tuple(sorted(_JOINT_CHILDREN)),
+}
 
 
 def read(data: bytes, context: LoadContext) -> Model:
@@ -73,6 +88,7 @@ class _UrdfReader:
         self.values = values
         self.model: Model | None = None
         self._visual_materials: list[tuple[Body, Shape, Element]] = []  # resolved once all links are read
+        self._material_locations: dict[str, Location] = {}  # robot-level materials, for `robodesc check`
 
     # -- helpers --------------------------------------------------------------------------
     def _pose(self, element: Element | None) -> np.ndarray:
@@ -159,6 +175,8 @@ class _UrdfReader:
             )
         self._build_tree(root, links, joints)
         self._check_mimics(joints)
+        if self._material_locations:
+            model.root.extras.setdefault("urdf", {})["material_locations"] = self._material_locations
         return model
 
     def _check_mimics(self, joints: dict[str, Joint]) -> None:
@@ -229,6 +247,7 @@ class _UrdfReader:
     def _robot_material(self, element: Element) -> None:
         name = self._unique_name(element, self.model.materials, "material")
         material = self._material(element)
+        self._material_locations[name] = self.values.where(element)
         if material.color is None and material.texture is None:
             self.model.diagnose(
                 Severity.WARNING,
@@ -277,6 +296,8 @@ class _UrdfReader:
                     if material is not None:
                         shape.material = self._material(material)
                         self._visual_materials.append((body, shape, material))
+                        if material.get("name") is None:  # urdfdom refuses the visual (see checks.py)
+                            shape.extras.setdefault("urdf", {})["material_location"] = self.values.where(material)
                     body.visuals.append(shape)
             elif tag == "collision":
                 shape = self._shape(child)
@@ -284,7 +305,41 @@ class _UrdfReader:
                     body.collisions.append(shape)
             else:
                 body.extras.setdefault("xml", []).append(self._keep(child, name, False))
+        self._note_repeated(element, body.extras)
         return body
+
+    def _note_repeated(self, element: Element, extras: dict) -> None:
+        """Record children of a link (and of its inertial, visuals and collisions) or of a joint that are
+        read once (the first) but written several times, for checks.py: tag, parent, count and the
+        location of the first one ignored."""
+        repeated = []
+        for node in [element] + [c for c in element if c.tag in ("inertial", "visual", "collision")]:
+            once = _READ_ONCE.get(node.tag, ())
+            written: dict[str, list[Element]] = {}
+            for child in node:
+                if child.tag in once:
+                    written.setdefault(child.tag, []).append(child)
+                if child.tag == "geometry" and len(child) > 1:  # urdfdom reads the first shape only
+                    repeated.append(
+                        {
+                            "tag": child[0].tag,
+                            "parent": "geometry",
+                            "count": len(child),
+                            "location": self.values.where(child[1]),
+                        }
+                    )
+            for tag, children in written.items():
+                if len(children) > 1:
+                    repeated.append(
+                        {
+                            "tag": tag,
+                            "parent": node.tag,
+                            "count": len(children),
+                            "location": self.values.where(children[1]),
+                        }
+                    )
+        if repeated:
+            extras.setdefault("urdf", {})["repeated"] = repeated
 
     def _inertial(self, element: Element) -> Inertial | None:
         v = self.values
@@ -436,6 +491,8 @@ class _UrdfReader:
                 )
             if norm > 0.0:
                 joint.axis = axis / norm
+                if norm != 1.0:
+                    joint.extras.setdefault("urdf", {})["written_axis"] = axis.tolist()
         limit_el = element.find("limit")
         if limit_el is not None:
             joint.limits = Limits(
@@ -444,9 +501,12 @@ class _UrdfReader:
                 effort=v.number(limit_el, "effort"),
                 velocity=v.number(limit_el, "velocity"),
             )
-            if kind is JointType.CONTINUOUS:
-                joint.limits.lower = joint.limits.upper = None  # urdfdom and ROS ignore them
-            elif kind not in (JointType.REVOLUTE, JointType.PRISMATIC):
+            if kind not in (JointType.REVOLUTE, JointType.PRISMATIC):  # urdfdom and ROS ignore lower/upper
+                if "lower" in limit_el.attrib or "upper" in limit_el.attrib:  # reported by checks.py
+                    joint.extras.setdefault("urdf", {})["dropped_limits"] = (
+                        v.number(limit_el, "lower", None),
+                        v.number(limit_el, "upper", None),
+                    )
                 joint.limits.lower = joint.limits.upper = None
         elif kind in (JointType.REVOLUTE, JointType.PRISMATIC):
             raise MissingAttribute(
@@ -490,6 +550,7 @@ class _UrdfReader:
         for child in element:
             if child.tag not in _JOINT_CHILDREN:
                 joint.extras.setdefault("xml", []).append(self._keep(child, name, False))
+        self._note_repeated(element, joint.extras)
         return joint
 
     # -- the tree ------------------------------------------------------------------------------
