@@ -13,18 +13,9 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 from pathlib import Path
 
-
-def best(func, repeats: int = 20) -> float:
-    func()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        func()
-        times.append(time.perf_counter() - start)
-    return min(times)
+from timing import best
 
 
 def main(argv: list[str]) -> int:

@@ -15,8 +15,9 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from timing import best
 
 MODEL = """<?xml version="1.0"?>
 <sdf version="1.9">
@@ -54,15 +55,6 @@ def write_world(folder: Path, count: int) -> Path:
     path = folder / f"world_{count}.sdf"
     path.write_text(f'<?xml version="1.0"?>\n<sdf version="1.9">\n  <world name="w">\n{includes}\n  </world>\n</sdf>\n')
     return path
-
-
-def best(func, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        func()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main(argv=None) -> int:

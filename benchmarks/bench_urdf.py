@@ -20,27 +20,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
+from timing import best
 
 ROBOTS = {
     "talos_reduced (60 links)": "talos_data/robots/talos_reduced.urdf",
     "tiago_dual (130 links)": "tiago_description/robots/tiago_dual.urdf",
 }
 BATCH = 10_000
-
-
-def best(func, repeats: int) -> float:
-    """The fastest of `repeats` runs, in seconds (after one warm-up run)."""
-    func()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        func()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def robots_root() -> Path:

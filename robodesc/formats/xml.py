@@ -13,6 +13,7 @@ a `Document` works them out on first request (one more expat pass over the same 
 
 from __future__ import annotations
 
+import importlib
 import math
 import re
 from typing import Any
@@ -23,6 +24,7 @@ from defusedxml.common import DefusedXmlException
 from defusedxml.expatreader import DefusedExpatParser
 
 from ..core.errors import Location, MalformedValue, MissingAttribute, MissingRootElement, UnsafeXML, XMLSyntaxError
+from ..plugins.spec import FormatSpec
 
 __all__ = ["Document", "Element", "Values", "parse_xml", "root_tag", "to_xml"]
 
@@ -213,3 +215,23 @@ def root_tag(head: bytes) -> str | None:
         pos = match.end()
     match = _TAG.match(head, pos)
     return match.group(1).decode("ascii", "replace") if match else None
+
+
+def xml_format(name: str, extensions: tuple[str, ...], root: str, package: str, description: str) -> FormatSpec:
+    """The `FormatSpec` of a built-in XML dialect: recognised by its top element, read by
+    `<package>.reader.read`, which is imported on first use so that listing formats stays cheap."""
+
+    def sniff(head: bytes) -> bool:
+        return root_tag(head) == root
+
+    def read(data: bytes, context: Any) -> Any:
+        return importlib.import_module(f"{package}.reader").read(data, context)
+
+    return FormatSpec(name=name, extensions=extensions, read=read, sniff=sniff, description=description)
+
+
+def format_checks(model: Any, name: str, package: str, function: str = "check") -> list:
+    """Run `<package>.checks.<function>(model)` on models of format `name` only (imported on first use)."""
+    if model.format != name:
+        return []
+    return getattr(importlib.import_module(f"{package}.checks"), function)(model)
