@@ -314,20 +314,24 @@ class _UrdfReader:
         location of the first one ignored."""
         repeated = []
         for node in [element] + [c for c in element if c.tag in ("inertial", "visual", "collision")]:
+            geometry = node.find("geometry")
+            if geometry is not None and len(geometry) > 1:  # urdfdom reads the first shape only
+                repeated.append(
+                    {
+                        "tag": geometry[0].tag,
+                        "parent": "geometry",
+                        "count": len(geometry),
+                        "location": self.values.where(geometry[1]),
+                    }
+                )
+            tags = [child.tag for child in node]
+            if len(set(tags)) == len(tags):  # the common case: nothing written twice
+                continue
             once = _READ_ONCE.get(node.tag, ())
             written: dict[str, list[Element]] = {}
             for child in node:
                 if child.tag in once:
                     written.setdefault(child.tag, []).append(child)
-                if child.tag == "geometry" and len(child) > 1:  # urdfdom reads the first shape only
-                    repeated.append(
-                        {
-                            "tag": child[0].tag,
-                            "parent": "geometry",
-                            "count": len(child),
-                            "location": self.values.where(child[1]),
-                        }
-                    )
             for tag, children in written.items():
                 if len(children) > 1:
                     repeated.append(
