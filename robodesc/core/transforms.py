@@ -59,9 +59,9 @@ def matrix_to_rpy(rotation: np.ndarray) -> np.ndarray:
 def quat_to_matrix(q: Sequence[float]) -> np.ndarray:
     """3x3 rotation of a quaternion (w, x, y, z); the quaternion is normalised first."""
     w, x, y, z = (float(v) for v in q)
-    n = math.sqrt(w * w + x * x + y * y + z * z)
-    if n == 0.0:
-        raise ValueError("zero quaternion")
+    n = math.hypot(w, x, y, z)  # neither overflows nor underflows on huge or tiny components
+    if n == 0.0 or not math.isfinite(n):
+        raise ValueError("zero quaternion" if n == 0.0 else "quaternion is not finite")
     w, x, y, z = w / n, x / n, y / n, z / n
     return np.array(
         [
@@ -93,13 +93,18 @@ def matrix_to_quat(rotation: np.ndarray) -> np.ndarray:
     return -q if q[0] < 0 else q
 
 
+def _unit3(v: Sequence[float]) -> tuple[float, float, float]:
+    """A 3-vector scaled to length 1 (by hypot: no overflow or underflow on huge or tiny components)."""
+    x, y, z = (float(c) for c in v)
+    n = math.hypot(x, y, z)
+    if n == 0.0 or not math.isfinite(n):
+        raise ValueError("zero rotation axis" if n == 0.0 else "rotation axis is not finite")
+    return x / n, y / n, z / n
+
+
 def axis_angle_to_matrix(axis: Sequence[float], angle: float) -> np.ndarray:
     """3x3 rotation by `angle` radians about `axis` (normalised here)."""
-    x, y, z = (float(v) for v in axis)
-    n = math.sqrt(x * x + y * y + z * z)
-    if n == 0.0:
-        raise ValueError("zero rotation axis")
-    x, y, z = x / n, y / n, z / n
+    x, y, z = _unit3(axis)
     c, s = math.cos(angle), math.sin(angle)
     t = 1.0 - c
     return np.array(
@@ -156,11 +161,8 @@ def quat_multiply(a: Sequence[float], b: Sequence[float]) -> np.ndarray:
 
 def axis_angle_to_quat(axis: Sequence[float], angle: float) -> np.ndarray:
     """Quaternion (w, x, y, z) of a rotation by `angle` about `axis` (normalised here)."""
-    x, y, z = (float(v) for v in axis)
-    n = math.sqrt(x * x + y * y + z * z)
-    if n == 0.0:
-        raise ValueError("zero rotation axis")
-    s = math.sin(angle / 2) / n
+    x, y, z = _unit3(axis)
+    s = math.sin(angle / 2)
     return np.array([math.cos(angle / 2), x * s, y * s, z * s])
 
 
@@ -180,8 +182,8 @@ def euler_to_quat(angles: Sequence[float], sequence: str = "xyz") -> np.ndarray:
 
 def quat_between(a: Sequence[float], b: Sequence[float]) -> np.ndarray:
     """The shortest rotation (w, x, y, z) taking direction `a` to direction `b`."""
-    a = np.asarray(a, dtype=float) / np.linalg.norm(a)
-    b = np.asarray(b, dtype=float) / np.linalg.norm(b)
+    a = np.array(_unit3(a))
+    b = np.array(_unit3(b))
     cos = float(a @ b)
     axis = np.cross(a, b)
     sin = float(np.linalg.norm(axis))

@@ -62,6 +62,9 @@ class Document:
         self.root = root
         self.source = source
         self._data = data
+        # the elements in document order as parsed: readers splice included files into the tree
+        # (and out of theirs) before anything is reported, so lines are matched against this list
+        self._elements = list(root.iter())
         self._lines: dict[int, int] | None = None
         self._parents: dict[int, Element] | None = None
 
@@ -78,8 +81,13 @@ class Document:
             parser_holder.append(driver._parser)
             driver._parser.StartElementHandler = start
             driver._parser.Parse(self._data, True)
-            self._lines = {id(el): line for el, line in zip(self.root.iter(), lines)}
+            self._lines = {id(el): line for el, line in zip(self._elements, lines)}
         return self._lines.get(id(element))
+
+    def pin_parents(self) -> None:
+        """Record every element's parent now, so that element paths stay those of the file as written
+        when a reader later moves elements (MJCF splices included files into the including tree)."""
+        self.parent_of(self.root)
 
     def parent_of(self, element: Element) -> Element | None:
         if self._parents is None:
@@ -103,6 +111,22 @@ class Document:
         return "/" + "/".join(reversed(parts))
 
 
+#: Elements may nest this deep, about as deep as TinyXML2 (the parser of MuJoCo, libsdformat and urdfdom)
+#: lets them; readers recurse along the nesting, so a deeper file is refused here, with its line.
+MAX_DEPTH = 500
+
+
+def _deeper_than(root: Element, limit: int) -> Element | None:
+    """The first element nested deeper than `limit` levels (the root is level 1), or None."""
+    level, depth = [root], 1
+    while level:
+        if depth > limit:
+            return level[0]
+        level = [child for element in level for child in element]
+        depth += 1
+    return None
+
+
 def parse_xml(data: bytes | str, source: str | None = None) -> Document:
     """Parse XML text into a `Document`, or raise a robodesc error naming the line."""
     if isinstance(data, str):
@@ -119,7 +143,17 @@ def parse_xml(data: bytes | str, source: str | None = None) -> Document:
         root = None
     if root is None:
         raise MissingRootElement("the file has no root element", location=Location(file=source))
-    return Document(root, data, source)
+    document = Document(root, data, source)
+    if len(document._elements) > MAX_DEPTH:
+        deep = _deeper_than(root, MAX_DEPTH)
+        if deep is not None:
+            raise XMLSyntaxError(
+                f"elements nest more than {MAX_DEPTH} levels deep, more than robodesc (and TinyXML2) reads",
+                location=Location(file=source, line=document.line_of(deep)),
+                construct=deep.tag,
+                suggestion="flatten the description",
+            )
+    return document
 
 
 def to_xml(element: Element) -> str:

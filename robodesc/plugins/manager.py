@@ -149,6 +149,7 @@ class Registry:
         name = os.path.basename(path) if path else "the input"
         raise FormatError(
             f"cannot tell the format of {name}" + self._broken_note(),
+            location=Location(file=path),
             suggestion="pass format=... (one of " + ", ".join(sorted(formats)) + ")",
         )
 
@@ -211,8 +212,10 @@ class Registry:
             model = spec.read(data, context)
         except RobodescError:
             raise
-        except RecursionError:
-            raise RobodescError(f"{where}: the description nests too deeply to read") from None
+        except RecursionError:  # a reader's last line of defence; readers limit the nesting they recurse into
+            raise RobodescError(
+                "the description nests too deeply to read", location=Location(file=context.source)
+            ) from None
         except Exception as exc:
             raise PluginError(
                 f"the {spec.name!r} reader of plugin {spec.plugin!r} failed on {where}: {type(exc).__name__}: {exc}",

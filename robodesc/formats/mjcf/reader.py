@@ -81,6 +81,10 @@ from .checks import FROMTO_KINDS, ignored_class_attributes, listing
 from .schema import check_tree
 
 MINVAL = 1e-15  # MuJoCo's mjMINVAL: smaller masses and inertias of moving bodies are errors
+_AXIS_EPS = 1e-6  # MuJoCo's mjEPS: shorter axes (axisangle, xyaxes, zaxis) are errors
+#: At most this many elements come out of <replicate>s (counts multiply when replicates nest): a guard
+#: against a count that would take minutes and gigabytes to expand.
+MAX_REPLICATED = 20_000
 _ORIENTATIONS = ("quat", "axisangle", "euler", "xyaxes", "zaxis")
 _GEOM_TYPES = ("plane", "hfield", "sphere", "capsule", "ellipsoid", "cylinder", "box", "mesh", "sdf")
 _PRIMITIVES = ("sphere", "capsule", "cylinder", "ellipsoid", "box")
@@ -176,6 +180,7 @@ class _MjcfReader:
         self.values: Values | None = None
         self._prefix = ""  # added before every name read (an <attach> prefix)
         self._suffix = ""  # added after every name read (the indices of enclosing <replicate>s)
+        self._copies = 1 if parent is None else parent._copies  # product of the counts of enclosing <replicate>s
         self.compiler = _Compiler()
         self.defaults: dict[str, dict[str, dict[str, str]]] = {"main": {}}
         self.meshes: dict[str, dict[str, Any]] = {}
@@ -232,6 +237,8 @@ class _MjcfReader:
                 construct=root.tag,
                 suggestion="is this the right format? pass format=... to choose another",
             )
+        if any(True for _ in root.iter("include")):
+            document.pin_parents()
         self._splice_includes(root, [document.source or "<string>"])
         problem = check_tree(root)
         if problem is not None:
@@ -340,14 +347,16 @@ class _MjcfReader:
         if value is None:
             return default
         try:
-            return int(value)
+            if value.isascii() and "_" not in value:  # Python-only spellings (1_000, non-ASCII digits) are refused
+                return int(value)
         except ValueError:
-            raise self._error(
-                MalformedValue,
-                f"{name}={value!r} on <{element.tag}> is not a whole number",
-                element,
-                construct=f"{element.tag}/@{name}",
-            ) from None
+            pass
+        raise self._error(
+            MalformedValue,
+            f"{name}={value!r} on <{element.tag}> is not a whole number",
+            element,
+            construct=f"{element.tag}/@{name}",
+        )
 
     def _top(self, root: Element, tag: str) -> Iterator[Element]:
         return (child for child in root if child.tag == tag)
@@ -414,6 +423,7 @@ class _MjcfReader:
                     location=Values(document).where(document.root),
                     construct=name,
                 )
+            document.pin_parents()
             values = Values(document)
             for node in document.root.iter():
                 self._owners[id(node)] = values
@@ -532,35 +542,53 @@ class _MjcfReader:
                 construct=f"{element.tag}/@{given[1]}",
                 suggestion="keep one of quat, axisangle, euler, xyaxes, zaxis",
             )
-        # an orientation from a default class applies only when the element writes none itself
-        name = given[0] if given else next((n for n in _ORIENTATIONS if n in attrs), None)
+        # an orientation from a default class applies only when the element writes none itself; an empty
+        # one (euler="") counts as not written, as in MuJoCo, but still clashes with another one above
+        written = [n for n in given if element.attrib[n].strip()]
+        if written:
+            name: str | None = written[0]
+        else:
+            name = next((n for n in _ORIENTATIONS if n not in given and attrs.get(n, "").strip()), None)
         if name is None:
             return np.array([1.0, 0.0, 0.0, 0.0])
+        values = self._floats(element, attrs, name, {"quat": 4, "axisangle": 4, "euler": 3, "xyaxes": 6}.get(name, 3))
+        # MuJoCo's limits (mjuu_frame2quat): a zero quaternion, and axes shorter than mjEPS; norms by
+        # hypot, which neither overflows nor underflows on huge or tiny (finite) numbers
         try:
             if name == "quat":
-                q = np.array(self._floats(element, attrs, "quat", 4))
-                norm = np.linalg.norm(q)
+                q = np.array(values)
+                norm = math.hypot(*values)
                 if norm < MINVAL:
                     raise ValueError("zero quaternion")
                 return q / norm
             if name == "axisangle":
-                x, y, z, angle = self._floats(element, attrs, "axisangle", 4)
-                return axis_angle_to_quat((x, y, z), self.compiler.angle(angle))
+                axis = np.array(values[:3])
+                norm = math.hypot(*axis)
+                if norm < _AXIS_EPS:
+                    raise ValueError("axis too small")
+                return axis_angle_to_quat(axis / norm, self.compiler.angle(values[3]))
             if name == "euler":
-                angles = [self.compiler.angle(a) for a in self._floats(element, attrs, "euler", 3)]
-                return euler_to_quat(angles, self.compiler.eulerseq)
+                return euler_to_quat([self.compiler.angle(a) for a in values], self.compiler.eulerseq)
             if name == "xyaxes":
-                v = self._floats(element, attrs, "xyaxes", 6)
-                x = np.array(v[:3])
-                x /= np.linalg.norm(x)
-                y = np.array(v[3:]) - x * (x @ np.array(v[3:]))
-                y /= np.linalg.norm(y)
+                x, y = np.array(values[:3]), np.array(values[3:])
+                norm = math.hypot(*x)
+                if norm < _AXIS_EPS:
+                    raise ValueError("xaxis too small")
+                x /= norm
+                y = y - x * (x @ y)
+                norm = math.hypot(*y)
+                if norm < _AXIS_EPS:
+                    raise ValueError("yaxis too small")
+                y /= norm
                 return matrix_to_quat(np.column_stack([x, y, np.cross(x, y)]))
-            return quat_between((0.0, 0.0, 1.0), self._floats(element, attrs, "zaxis", 3))
-        except (ValueError, FloatingPointError, ZeroDivisionError):
+            norm = math.hypot(*values)
+            if norm < _AXIS_EPS:
+                raise ValueError("zaxis too small")
+            return quat_between((0.0, 0.0, 1.0), np.array(values) / norm)
+        except ValueError as exc:
             raise self._error(
                 InvalidValue,
-                f"the {name} of <{element.tag}> does not define a rotation",
+                f"the {name} of <{element.tag}> does not define a rotation ({exc})",
                 element,
                 construct=f"{element.tag}/@{name}",
                 suggestion="use non-zero, non-parallel vectors",
@@ -752,7 +780,7 @@ class _MjcfReader:
             )
             joint.reference = np.concatenate([body.pose[:3, 3], matrix_to_quat(body.pose[:3, :3])])
         else:
-            norm = float(np.linalg.norm(axis))
+            norm = math.hypot(*axis)  # neither overflows (1e200) nor underflows as a sum of squares would
             if norm < MINVAL and kind in ("hinge", "slide"):
                 raise self._error(
                     InvalidValue,
@@ -989,9 +1017,13 @@ class _MjcfReader:
             )
         start, end = np.array(fromto[:3]), np.array(fromto[3:])
         direction = end - start
-        length = float(np.linalg.norm(direction))
+        length = math.hypot(*direction)
         if length < MINVAL:
             raise self._error(InvalidValue, "fromto has zero length", element, construct=f"{element.tag}/@fromto")
+        if not math.isfinite(length):
+            raise self._error(
+                InvalidValue, "fromto is too long (its length overflows)", element, construct=f"{element.tag}/@fromto"
+            )
         self._note_fromto(element, attrs)
         radius = size[0] if size else 0.0
         # MuJoCo: the first size is the radius (capsule, cylinder) or both cross half-sizes (box, ellipsoid)
@@ -1164,15 +1196,27 @@ class _MjcfReader:
         )
         sep = attrs.get("sep", "")
         width = len(str(count))
-        outer = self._suffix
+        copies = self._copies * count  # copies of this replicate's contents, counting enclosing replicates
+        size = sum(1 for _ in element.iter()) - 1
+        if copies * size > MAX_REPLICATED:
+            raise self._error(
+                InvalidValue,
+                f"replicate count={count} would make {copies * size} elements; robodesc reads at most "
+                f"{MAX_REPLICATED} replicated elements",
+                element,
+                construct="replicate/@count",
+                suggestion="lower the count (of this replicate or of those around it)",
+            )
+        outer, outer_copies = self._suffix, self._copies
         placement = np.eye(4)
         try:
+            self._copies = copies
             for index in range(count):
                 self._suffix = f"{sep}{index:0{width}d}{outer}"
                 self._children(element, body, frame @ placement, active, element)
                 placement = placement @ step
         finally:
-            self._suffix = outer
+            self._suffix, self._copies = outer, outer_copies
 
     def _attach(self, element: Element, body: str, frame: np.ndarray) -> None:
         """<attach model body prefix>: graft a body subtree of an <asset><model> file, names prefixed.
@@ -1342,9 +1386,16 @@ class _MjcfReader:
                         scale = c.settotalmass / total
                         info.principal.mass *= scale
                         info.principal.moments = info.principal.moments * scale
-        for info in self.bodies.values():
+        for name, info in self.bodies.items():
             p = info.principal
             if p is not None:
+                if not (math.isfinite(p.mass) and np.isfinite(p.pos).all() and np.isfinite(p.moments).all()):
+                    raise InvalidValue(  # MuJoCo compiles an infinite inertia; nothing can be computed from it
+                        f"the mass or inertia of body {name!r} overflows (it is not a finite number)",
+                        location=info.body.location,
+                        construct=name,
+                        suggestion="check the masses, densities, sizes and positions of the body's geoms",
+                    )
                 rotation = quat_to_matrix(p.quat)
                 info.body.inertial = Inertial(p.mass, p.pos.copy(), rotation @ np.diag(p.moments) @ rotation.T)
         children: dict[str, list[str]] = {}
@@ -1447,6 +1498,14 @@ class _MjcfReader:
         if not parts:
             return False
         mass, _, tensor = mass_properties.combine(parts)
+        if not (math.isfinite(mass) and np.isfinite(tensor).all()):
+            raise InvalidValue(
+                f"the mass or inertia of body {name!r} and the bodies welded to it overflows "
+                "(it is not a finite number)",
+                location=self.bodies[name].body.location,
+                construct=name,
+                suggestion="check the masses, inertias and positions of these bodies",
+            )
         return mass >= MINVAL and float(np.linalg.eigvalsh(tensor).min()) >= MINVAL
 
     def _geom_mass(self, geom: _GeomInfo) -> tuple[float, np.ndarray, np.ndarray, np.ndarray] | None:

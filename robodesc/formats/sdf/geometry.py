@@ -8,6 +8,7 @@ has no robodesc counterpart: the shape keeps a base `Geometry` and its parameter
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -144,7 +145,7 @@ def _ellipsoid(parser, el):
 
 def _plane(parser, el):
     normal = _vector(parser, el, "normal", 3, (0.0, 0.0, 1.0))
-    norm = float(np.linalg.norm(normal))
+    norm = math.hypot(*normal)
     if norm == 0.0:
         parser.diagnose(
             Severity.WARNING,

@@ -913,7 +913,7 @@ class FileParser:
         if xyz_el is not None:
             xyz = parse_vector(text_of(xyz_el), 3, self.at(xyz_el), "xyz")
             expressed_in = self.reference(xyz_el.get("expressed_in", ""), xyz_el, "//axis/xyz/@expressed_in")
-        norm = float(np.linalg.norm(xyz))
+        norm = math.hypot(*xyz)  # neither overflows (1e200) nor underflows (1e-200) as a sum of squares would
         if norm == 0.0:
             raise InvalidValue(
                 "the norm of the axis xyz vector is zero",

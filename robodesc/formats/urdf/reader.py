@@ -485,7 +485,7 @@ class _UrdfReader:
                     'write the direction, e.g. <axis xyz="0 0 1"/>',
                 )
             axis = np.array(v.vector(axis_el, "xyz", 3, [1.0, 0.0, 0.0]))
-            norm = math.sqrt(float(axis @ axis))
+            norm = math.hypot(*axis)  # neither overflows (1e200) nor underflows (1e-200) as a sum of squares would
             if norm == 0.0 and kind not in (JointType.FIXED, JointType.FLOATING):
                 raise InvalidValue(
                     f"joint {name!r} has a zero axis",
@@ -602,7 +602,8 @@ class _UrdfReader:
             for joint in children.get(name, ()):
                 order.append(joint.child)
         if len(order) != len(links):
-            stray = next(n for n in links if n not in set(order))
+            reached = set(order)
+            stray = next(n for n in links if n not in reached)
             raise InvalidTree(
                 f"link {stray!r} is in a loop of joints that is not connected to the root",
                 location=links[stray].location,
