@@ -4,8 +4,11 @@ ranges, masses, centres of mass and inertias."""
 
 from __future__ import annotations
 
+import copy
 import math
+import random
 import textwrap
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import numpy as np
@@ -15,12 +18,16 @@ import robodesc
 from robodesc import (
     CyclicInclude,
     DuplicateName,
+    FormatError,
     InvalidValue,
     MalformedValue,
+    MissingAttribute,
+    PluginError,
     ResourceNotFound,
     RobodescError,
     UnresolvedReference,
     UnsupportedJointType,
+    XMLSyntaxError,
 )
 
 mujoco = pytest.importorskip("mujoco")
@@ -549,3 +556,302 @@ def test_bad_input_raises_only_robodesc_errors():
     for text in texts:
         with pytest.raises(RobodescError):
             robodesc.loads(text, format="mjcf")
+
+
+# =====================================================================================================
+# Found by fuzzing: each input once crashed, hung or misreported; now a result or a RobodescError
+# =====================================================================================================
+
+
+def test_an_empty_orientation_counts_as_not_written(tmp_path):
+    # euler="" crashed with a TypeError; MuJoCo reads it as absent, so a class orientation still applies
+    compare_with_mujoco(
+        """
+        <mujoco><default><geom type="box" size="0.1 0.2 0.3" quat="0.5 0.5 0.5 0.5"/></default>
+          <worldbody><body name="b" euler=""><joint name="j" axis="1 0 0"/><geom euler=""/>
+            <body name="c" pos="0 0 1" zaxis=""><joint name="k"/><geom xyaxes=""/></body></body></worldbody>
+        </mujoco>
+        """,
+        tmp_path,
+    )
+
+
+@pytest.mark.parametrize(
+    "orientation",
+    ['quat="0 0 0 0"', 'axisangle="1e-7 0 0 1"', 'zaxis="0 1e-7 0"', 'xyaxes="1e-7 0 0 0 1 0"',
+     'xyaxes="1 0 0 2 0 0"', 'xyaxes="1e200 0 0 0 1e200 0" euler="0 0 0"'],
+)  # fmt: skip
+def test_orientations_mujoco_rejects_are_rejected(tmp_path, orientation):
+    # tiny or parallel axes made NaN poses (or numpy warnings); MuJoCo's limit on axes is mjEPS
+    text = f'<mujoco><worldbody><body {orientation}><joint/><geom size="1"/></body></worldbody></mujoco>'
+    with pytest.raises(ValueError):
+        mujoco.MjModel.from_xml_string(text)
+    with pytest.raises(InvalidValue) as info:
+        robodesc.loads(text, format="mjcf")
+    assert info.value.line == 1
+
+
+@pytest.mark.parametrize(
+    ("orientation", "z_axis"),
+    [('quat="1e200 0 1e200 0"', [1, 0, 0]), ('zaxis="1e200 0 0"', [1, 0, 0]), ('zaxis="0 -1e-5 0"', [0, -1, 0]),
+     ('axisangle="0 1e200 0 90"', [1, 0, 0]), ('xyaxes="0 1e200 0 -1e200 0 0"', [0, 0, 1])],
+)  # fmt: skip
+def test_huge_or_tiny_orientation_vectors_give_their_rotation(orientation, z_axis):
+    # the norms came from sums of squares: 1e200 overflowed ("zero quaternion" crash, NaN or identity poses)
+    text = f'<mujoco><worldbody><body name="b" {orientation}><joint/><geom size="1"/></body></worldbody></mujoco>'
+    model = robodesc.loads(text, format="mjcf")
+    np.testing.assert_allclose(model.bodies["b"].pose[:3, 2], z_axis, atol=1e-12)
+
+
+def test_huge_joint_axes_and_fromto_are_normalised_or_rejected():
+    text = '<mujoco><worldbody><body><joint name="j" axis="1e200 1e200 0"/>{}</body></worldbody></mujoco>'
+    model = robodesc.loads(text.format('<geom size="1"/>'), format="mjcf")
+    np.testing.assert_allclose(model.joints["j"].axis, [0.5**0.5, 0.5**0.5, 0])
+    with pytest.raises(InvalidValue, match="fromto is too long"):
+        robodesc.loads(text.format('<geom type="capsule" size="1" fromto="0 0 -1e308 0 0 1e308"/>'), format="mjcf")
+
+
+def test_an_inertia_that_overflows_is_an_error_not_a_numpy_crash():
+    # mass=1e308 made infinite moments, NaN inertias and a LinAlgError; MuJoCo compiles an infinite inertia
+    text = '<mujoco><worldbody><body name="b"><joint/><geom size="0.1" mass="1e308"/></body></worldbody></mujoco>'
+    with pytest.raises(InvalidValue, match="'b' overflows") as info:
+        robodesc.loads(text, format="mjcf")
+    assert info.value.line == 1
+    full = '<inertial pos="0 0 0" mass="1" fullinertia="1e308 1e308 1e308 1e308 1e308 1e308"/>'
+    with pytest.raises(InvalidValue, match="fullinertia has no principal axes"):
+        robodesc.loads(f"<mujoco><worldbody><body><joint/>{full}</body></worldbody></mujoco>", format="mjcf")
+
+
+def test_welded_bodies_whose_combined_inertia_overflows_load_as_in_mujoco(tmp_path):
+    compare_with_mujoco(
+        """
+        <mujoco><worldbody><body name="b"><joint name="j"/><geom size="1" mass="1e300" pos="1e10 0 0"/>
+          <body name="c"><geom size="1" mass="1e300" pos="-1e10 0 0"/></body></body></worldbody></mujoco>
+        """,
+        tmp_path,
+        samples=1,
+    )
+
+
+@pytest.mark.parametrize(
+    ("mesh", "error", "match"),
+    [('face="0 1 1e300"', ResourceNotFound, "vertex index does not exist"),
+     ('face="0 1 2.5"', ResourceNotFound, "must be integers"),
+     ('refquat="0 0 0 0"', InvalidValue, "zero quaternion")],
+)  # fmt: skip
+def test_bad_inline_mesh_data_is_reported(mesh, error, match):
+    # face="... 1e300" raised OverflowError (int conversion), refquat="0 0 0 0" a ValueError
+    text = (
+        f'<mujoco><asset><mesh name="m" vertex="0 0 0 1 0 0 0 1 0 0 0 1" {mesh}/></asset>'
+        '<worldbody><body><joint/><geom type="mesh" mesh="m"/></body></worldbody></mujoco>'
+    )
+    with pytest.raises(error, match=match) as info:
+        robodesc.loads(text, format="mjcf")
+    assert info.value.line == 1
+
+
+def test_lines_stay_right_after_an_include_is_spliced_in(tmp_path):
+    # lines were matched against the tree with the included elements spliced in: later ones shifted or lost
+    (tmp_path / "defaults.xml").write_text('<mujoco>\n<default>\n<geom rgba="1 0 0 1"/>\n</default>\n</mujoco>\n')
+    (tmp_path / "main.xml").write_text(
+        '<mujoco>\n<include file="defaults.xml"/>\n<worldbody>\n<body name="b">\n<joint/>\n'
+        '<geom size="1"/>\n</body>\n</worldbody>\n<keyframe>\n<key qpos="1 2 3"/>\n</keyframe>\n</mujoco>\n'
+    )
+    with pytest.raises(InvalidValue, match="qpos") as info:
+        robodesc.load(tmp_path / "main.xml")
+    assert info.value.file == str(tmp_path / "main.xml")
+    assert (info.value.line, info.value.element) == (10, "/mujoco/keyframe/key")
+    (tmp_path / "defaults.xml").write_text("<mujoco>\n<default>\n<default>\n</default>\n</default>\n</mujoco>\n")
+    with pytest.raises(MissingAttribute, match="class name") as info:
+        robodesc.load(tmp_path / "main.xml")
+    assert (info.value.file, info.value.line) == (str(tmp_path / "defaults.xml"), 3)
+    assert info.value.element == "/mujoco/default/default"
+
+
+@pytest.mark.parametrize(
+    "worldbody",
+    ['<replicate count="1000000000"><geom size="1"/></replicate>',
+     '<replicate count="100000000"/>',
+     '<replicate count="300"><replicate count="300"><geom size="1"/></replicate></replicate>'],
+)  # fmt: skip
+def test_a_replicate_that_would_take_forever_is_refused(worldbody):
+    # count="1000000000" ran until memory ran out
+    with pytest.raises(InvalidValue, match="robodesc reads at most") as info:
+        robodesc.loads(f"<mujoco><worldbody>{worldbody}</worldbody></mujoco>", format="mjcf")
+    assert info.value.line == 1
+
+
+def test_counts_are_plain_whole_numbers():
+    for count in ("1_0", "\u0661\u0660"):  # Python's int() reads both; MuJoCo does not
+        with pytest.raises(MalformedValue, match="whole number"):
+            robodesc.loads(f'<mujoco><worldbody><replicate count="{count}"/></worldbody></mujoco>', format="mjcf")
+
+
+def test_a_model_attaching_itself_is_a_cycle_not_a_recursion_error(tmp_path):
+    (tmp_path / "self.xml").write_text(
+        '<mujoco><asset><model name="me" file="self.xml"/></asset>\n'
+        '<worldbody><body name="b"><attach model="me" body="b" prefix="p"/></body></worldbody></mujoco>'
+    )
+    with pytest.raises(CyclicInclude, match="self.xml:b -> self.xml:b") as info:
+        robodesc.load(tmp_path / "self.xml")
+    assert info.value.line == 2
+    (tmp_path / "a.xml").write_text(
+        '<mujoco><asset><model name="b" file="b.xml"/></asset>'
+        '<worldbody><body name="x"><attach model="b" body="y" prefix="p"/></body></worldbody></mujoco>'
+    )
+    (tmp_path / "b.xml").write_text(
+        '<mujoco><asset><model name="a" file="a.xml"/></asset>'
+        '<worldbody><body name="y"><attach model="a" body="x" prefix="q"/></body></worldbody></mujoco>'
+    )
+    with pytest.raises(CyclicInclude, match="b.xml:y -> a.xml:x -> b.xml:y"):
+        robodesc.load(tmp_path / "a.xml")
+
+
+def test_sub_models_of_different_files_may_share_a_name(tmp_path):
+    # prepared sub-models were cached by asset name, so the inner "arm" was taken for the outer one
+    (tmp_path / "main.xml").write_text(
+        '<mujoco><asset><model name="arm" file="outer.xml"/></asset>'
+        '<worldbody><attach model="arm" body="upper" prefix="o_"/></worldbody></mujoco>'
+    )
+    (tmp_path / "outer.xml").write_text(
+        '<mujoco><asset><model name="arm" file="inner.xml"/></asset><worldbody><body name="upper">'
+        '<joint name="j"/><geom size="1"/><attach model="arm" body="hand" prefix="i_"/></body></worldbody></mujoco>'
+    )
+    (tmp_path / "inner.xml").write_text(
+        '<mujoco><worldbody><body name="hand" pos="0 0 1"><joint name="k"/><geom size="1"/></body></worldbody></mujoco>'
+    )
+    compare_with_mujoco((tmp_path / "main.xml").read_text(), tmp_path)
+
+
+def test_nesting_deeper_than_mujoco_reads_is_refused_with_the_line(tmp_path):
+    # past about 480 bodies the reader's recursion hit Python's limit: an error without a line
+    bodies = '<body><joint/><geom size="1"/>\n' * 600 + "</body>" * 600
+    text = f"<mujoco><worldbody>\n{bodies}</worldbody></mujoco>"
+    with pytest.raises(ValueError):
+        mujoco.MjModel.from_xml_string(text)
+    path = tmp_path / "deep.xml"
+    path.write_text(text)
+    with pytest.raises(XMLSyntaxError, match="nest more than 500") as info:
+        robodesc.load(path)
+    assert (info.value.file, info.value.line) == (str(path), 499)
+
+
+def test_an_xml_file_of_no_known_format_names_the_file(tmp_path):
+    path = tmp_path / "thing.xml"
+    path.write_text("<thing/>")
+    with pytest.raises(FormatError) as info:
+        robodesc.load(path)
+    assert info.value.file == str(path)
+
+
+FUZZ_SEED = """<mujoco model="fuzz">
+  <compiler angle="radian" autolimits="true"/>
+  <default>
+    <joint damping="0.1"/>
+    <geom type="capsule" size="0.05 0.1"/>
+    <default class="arm"><joint axis="0 1 0" range="-1 1"/><geom type="box" size="0.1 0.1 0.1"/></default>
+  </default>
+  <asset><mesh name="tet" vertex="0 0 0 1 0 0 0 1 0 0 0 1" scale="0.1 0.1 0.1"/></asset>
+  <worldbody>
+    <geom name="floor" type="plane" size="1 1 0.1"/>
+    <body name="torso" pos="0 0 1" childclass="arm">
+      <freejoint name="root"/>
+      <inertial pos="0 0 0" mass="1" diaginertia="0.1 0.1 0.1"/>
+      <site name="s0" pos="0 0 0.1"/>
+      <frame name="fr" pos="0.1 0 0" euler="0 0 1.57">
+        <body name="upper" axisangle="0 0 1 0.5">
+          <joint name="shoulder"/>
+          <geom name="ug" type="mesh" mesh="tet"/>
+          <body name="lower" pos="0 0 0.3" zaxis="0 1 0">
+            <joint name="elbow" type="slide" axis="1 0 0" range="0 0.1"/>
+            <geom name="lg" fromto="0 0 0 0 0 0.2" type="capsule" size="0.02"/>
+            <body name="hand" xyaxes="1 0 0 0 1 0">
+              <joint name="wrist" type="ball" range="0 1"/>
+              <geom name="hg" type="ellipsoid" size="0.01 0.02 0.03" quat="1 0 0 0"/>
+            </body>
+          </body>
+        </body>
+      </frame>
+      <replicate count="3" euler="0 0 1" offset="0.1 0 0">
+        <body name="rep"><joint name="rj"/><geom type="sphere" size="0.01"/></body>
+      </replicate>
+    </body>
+  </worldbody>
+  <equality><joint joint1="shoulder" joint2="elbow"/><weld body1="hand" body2="torso"/></equality>
+  <actuator><motor name="m1" joint="shoulder" gear="2"/><position joint="elbow" kp="10"/></actuator>
+  <keyframe><key name="home" qpos="0 0 1 1 0 0 0 0.5"/></keyframe>
+</mujoco>
+"""
+_FUZZ_GARBAGE = ["", "nan", "inf", "1e999", "-0", "1,2", "0x10", "-1", "1e308", "1e-320", "0 0 0", "0 0 0 0", "\u00e4"]
+_REFERENCES = ("class", "childclass", "mesh", "joint", "joint1", "body1", "body2", "name")
+
+
+def _mutate_mjcf(root: ET.Element, rng: random.Random) -> str | None:
+    elements = list(root.iter())
+    element = rng.choice(elements[1:])
+    parent = next(p for p in elements if element in list(p))
+    roll = rng.randrange(9)
+    if roll == 0:  # delete
+        parent.remove(element)
+    elif roll == 1:  # duplicate
+        parent.insert(list(parent).index(element), copy.deepcopy(element))
+    elif roll == 2:  # move under another element
+        target = rng.choice([e for e in elements if e is not element and element not in e.iter()])
+        parent.remove(element)
+        target.append(element)
+    elif roll in (3, 4) and element.attrib:  # a number (or the whole value) replaced by garbage, or dropped
+        key = rng.choice(sorted(element.attrib))
+        numbers = element.get(key).split()
+        if numbers and roll == 3:
+            numbers[rng.randrange(len(numbers))] = rng.choice(_FUZZ_GARBAGE)
+            element.set(key, " ".join(numbers))
+        elif rng.random() < 0.7:
+            element.set(key, "" if rng.random() < 0.3 else rng.choice(_FUZZ_GARBAGE))
+        else:
+            del element.attrib[key]
+    elif roll == 5:  # a reference to itself, its parent, or garbage
+        own = [e.get("name") or e.get("class") for e in (element, parent) if e.get("name") or e.get("class")]
+        element.set(rng.choice(_REFERENCES), rng.choice(own + _FUZZ_GARBAGE + ["main", "arm"]))
+    elif roll == 6:  # a near-miss tag or type
+        if element.get("type") is not None and rng.random() < 0.5:
+            element.set("type", rng.choice(["hinge", "slide", "ball", "free", "box", "mesh", "plane", "Hinge", ""]))
+        else:
+            element.tag = rng.choice([element.tag.upper(), element.tag[:-1] or "x", element.tag + "s", "body", "frame"])
+    elif roll == 7:  # wrong value count, or a huge replicate count
+        if rng.random() < 0.3:
+            root.find(".//replicate").set("count", rng.choice(["1000000000", "0", "2.5", "-3", "1_0"]))
+        elif element.attrib:
+            key = rng.choice(sorted(element.attrib))
+            element.set(key, " ".join(element.get(key).split() * rng.choice((2, 3))) or "1")
+    elif roll == 8:
+        return ET.tostring(root, encoding="unicode")[: rng.randrange(1, 2000)]  # truncate
+    return None
+
+
+def test_fuzzed_mjcf_loads_or_raises_robodesc_error():
+    rng = random.Random(20240613)
+    mutants = []
+    for _ in range(200):
+        root = ET.fromstring(FUZZ_SEED)
+        text = None
+        for _ in range(rng.choice((1, 1, 2, 3))):
+            text = _mutate_mjcf(root, rng)
+            if text is not None:
+                break
+        mutants.append(text if text is not None else ET.tostring(root, encoding="unicode"))
+    assert len(set(mutants)) > 150  # the mutations really differ
+    loaded = rejected = 0
+    foreign = []
+    for i, text in enumerate(mutants):
+        try:
+            robodesc.loads(text, format="mjcf").forward_kinematics()
+            loaded += 1
+        except PluginError as exc:  # the plugin manager wraps a crash of the reader: a bug
+            foreign.append((i, f"{type(exc.__cause__).__name__}: {exc.__cause__}"))
+        except RobodescError as exc:
+            assert exc.line is not None or exc.code in ("xml-syntax", "missing-root"), (i, str(exc))
+            rejected += 1
+        except Exception as exc:  # noqa: BLE001 - this is what the test looks for
+            foreign.append((i, f"{type(exc).__name__}: {exc}"))
+    assert not foreign, f"non-robodesc exceptions escaped: {foreign[:5]}"
+    assert loaded > 10 and rejected > 10

@@ -6,10 +6,12 @@ construct, with a suggestion; nothing else escapes, whatever the input.
 
 from __future__ import annotations
 
+import copy
 import random
 import textwrap
 import xml.etree.ElementTree as ET
 
+import numpy as np
 import pytest
 
 import robodesc
@@ -332,3 +334,143 @@ def test_mutated_files_raise_only_robodesc_errors(seed):
         pytest.fail(f"the reader crashed: {exc.__cause__!r}")
     except RobodescError:
         pass
+
+
+# =====================================================================================================
+# Found by fuzzing: each input once crashed or misreported; now a result or a RobodescError
+# =====================================================================================================
+
+
+@pytest.mark.parametrize("xyz", ["1e300 0 0", "1e-300 0 0", "1e308 1e308 0"])
+def test_a_huge_or_tiny_joint_axis_is_normalised(xyz):
+    # the length came from a sum of squares: 1e300 overflowed and made the axis NaN, 1e-300 underflowed
+    m = loads(
+        model(f"""
+        <link name="a"/><link name="b"/>
+        <joint name="j" type="revolute"><parent>a</parent><child>b</child><axis><xyz>{xyz}</xyz></axis></joint>
+        <link name="p"><visual name="v"><geometry><plane><normal>0 {xyz}</normal></plane></geometry></visual></link>
+        """)
+    )
+    axis = m.joints["j"].axis
+    assert np.isfinite(axis).all() and abs(np.linalg.norm(axis) - 1) < 1e-12
+    assert np.isfinite(m.bodies["p"].visuals[0].geometry.normal).all()
+
+
+def test_a_renamed_included_actor_clash_points_at_the_include(tmp_path):
+    # the renamed actor is a copy that is in no file, so the error had no line
+    (tmp_path / "actor.sdf").write_text('<sdf version="1.9"><actor name="walker"/></sdf>')
+    (tmp_path / "world.sdf").write_text(
+        '<sdf version="1.9"><world name="w">\n<include><uri>actor.sdf</uri><name>a</name></include>\n'
+        "<include><uri>actor.sdf</uri><name>a</name><pose>1 0 0 0 0 0</pose></include>\n</world></sdf>"
+    )
+    with pytest.raises(DuplicateName, match="actor with name 'a'") as info:
+        robodesc.load(tmp_path / "world.sdf")
+    assert info.value.file == str(tmp_path / "world.sdf") and info.value.line == 3
+
+
+FUZZ_SEED = """<sdf version="1.11">
+<world name="w">
+  <frame name="wf"><pose>1 0 0 0 0 0</pose></frame>
+  <model name="m" canonical_link="base">
+    <pose relative_to="wf" degrees="true">0 0 1 0 0 90</pose>
+    <link name="base">
+      <inertial><pose>0 0 0.1 0 0 0</pose><mass>2</mass>
+        <inertia><ixx>1</ixx><iyy>1</iyy><izz>1</izz><ixy>0</ixy><ixz>0</ixz><iyz>0</iyz></inertia></inertial>
+      <visual name="v"><geometry><box><size>1 2 3</size></box></geometry></visual>
+      <collision name="c"><geometry><cylinder><radius>0.1</radius><length>0.2</length></cylinder></geometry></collision>
+    </link>
+    <link name="l1"><pose relative_to="j1">0 0 0 0 0 0</pose>
+      <visual name="s"><geometry><sphere><radius>0.2</radius></sphere></geometry></visual></link>
+    <link name="l2"><pose relative_to="l1" rotation_format="quat_xyzw">0 0 1 0 0 0 1</pose>
+      <visual name="p"><geometry><plane><normal>0 0 1</normal><size>1 1</size></plane></geometry></visual></link>
+    <link name="l3"><pose relative_to="f1">0 0 1 0 0 0</pose></link>
+    <frame name="f1" attached_to="l2"><pose relative_to="base">0 0 0.1 0 0 0</pose></frame>
+    <joint name="j1" type="revolute"><pose relative_to="base">0 0 1 0 0 0</pose><parent>base</parent><child>l1</child>
+      <axis><xyz expressed_in="__model__">0 0 1</xyz><limit><lower>-1</lower><upper>1</upper></limit></axis></joint>
+    <joint name="j2" type="prismatic"><parent>l1</parent><child>l2</child>
+      <axis><xyz>1 0 0</xyz><mimic joint="j1"><multiplier>2</multiplier></mimic></axis></joint>
+    <joint name="j3" type="universal"><parent>l2</parent><child>l3</child>
+      <axis><xyz>1 0 0</xyz></axis><axis2><xyz>0 1 0</xyz></axis2></joint>
+    <joint name="j4" type="screw"><parent>l3</parent><child>inner::a</child><thread_pitch>0.1</thread_pitch></joint>
+    <model name="inner"><link name="a"/><link name="b"/>
+      <joint name="k" type="ball"><parent>a</parent><child>b</child></joint></model>
+  </model>
+  <joint name="wj" type="fixed"><parent>world</parent><child>m</child></joint>
+</world>
+</sdf>
+"""
+_REFERENCES = ("relative_to", "attached_to", "expressed_in", "canonical_link", "joint", "name")
+_FUZZ_GARBAGE = ["", "nan", "inf", "1e999", "-0", "1,2", "0x10", "-1", "1e308", "1e-320", "0 0 0", "ä", "__model__"]
+
+
+def _mutate_sdf(root: ET.Element, rng: random.Random) -> str | None:
+    elements = list(root.iter())
+    element = rng.choice(elements[1:])
+    parent = next(p for p in elements if element in list(p))
+    roll = rng.randrange(9)
+    if roll == 0:  # delete
+        parent.remove(element)
+    elif roll == 1:  # duplicate
+        parent.insert(list(parent).index(element), copy.deepcopy(element))
+    elif roll == 2:  # move under another element
+        target = rng.choice([e for e in elements if e is not element and element not in e.iter()])
+        parent.remove(element)
+        target.append(element)
+    elif roll == 3:  # garbage text or a number replaced by garbage
+        text = element.text or ""
+        numbers = text.split()
+        if numbers and rng.random() < 0.5:
+            numbers[rng.randrange(len(numbers))] = rng.choice(_FUZZ_GARBAGE)
+            element.text = " ".join(numbers)
+        else:
+            element.text = rng.choice(_FUZZ_GARBAGE)
+    elif roll == 4:  # a reference to itself, its parent, or garbage
+        own = [e.get("name") for e in (element, parent) if e.get("name")] or ["x"]
+        element.set(rng.choice(_REFERENCES), rng.choice(own + _FUZZ_GARBAGE))
+    elif roll == 5:  # a near-miss tag or type
+        if element.get("type") is not None and rng.random() < 0.5:
+            element.set("type", rng.choice(["revolute2", "gearbox", "Revolute", "", "ball", "continuous"]))
+        else:
+            element.tag = rng.choice([element.tag.upper(), element.tag[:-1] or "x", element.tag + "s", "frame", "link"])
+    elif roll == 6:  # wrong value count
+        element.text = " ".join((element.text or "1").split() * rng.choice((2, 3)))
+    elif roll == 7:  # an attribute emptied or dropped
+        if not element.attrib:
+            return None
+        key = rng.choice(sorted(element.attrib))
+        if rng.random() < 0.5:
+            element.set(key, "")
+        else:
+            del element.attrib[key]
+    else:
+        return ET.tostring(root, encoding="unicode")[: rng.randrange(1, 2000)]  # truncate
+    return None
+
+
+def test_fuzzed_sdf_loads_or_raises_robodesc_error():
+    rng = random.Random(20240612)
+    mutants = []
+    for _ in range(200):
+        root = ET.fromstring(FUZZ_SEED)
+        text = None
+        for _ in range(rng.choice((1, 1, 2, 3))):
+            text = _mutate_sdf(root, rng)
+            if text is not None:
+                break
+        mutants.append(text if text is not None else ET.tostring(root, encoding="unicode"))
+    assert len(set(mutants)) > 150  # the mutations really differ
+    loaded = rejected = 0
+    foreign = []
+    for i, text in enumerate(mutants):
+        try:
+            robodesc.loads(text, format="sdf").forward_kinematics()
+            loaded += 1
+        except PluginError as exc:  # the plugin manager wraps a crash of the reader: a bug
+            foreign.append((i, f"{type(exc.__cause__).__name__}: {exc.__cause__}"))
+        except RobodescError as exc:
+            assert exc.line is not None or exc.code in ("xml-syntax", "missing-root"), (i, str(exc))
+            rejected += 1
+        except Exception as exc:  # noqa: BLE001 - this is what the test looks for
+            foreign.append((i, f"{type(exc).__name__}: {exc}"))
+    assert not foreign, f"non-robodesc exceptions escaped: {foreign[:5]}"
+    assert loaded > 10 and rejected > 10

@@ -1243,3 +1243,62 @@ def test_a_mesh_uri_naming_a_folder_does_not_resolve(tmp_path):
     )
     assert model.bodies["a"].visuals[0].geometry.path is None
     assert [d.code for d in model.diagnostics] == ["mesh-not-found"]
+
+
+# =====================================================================================================
+# Found by fuzzing: each input once crashed, hung or misreported; now a result or a RobodescError
+# =====================================================================================================
+
+
+@pytest.mark.parametrize(
+    ("xyz", "expected"),
+    [("1e200 0 0", [1, 0, 0]), ("0 1e-200 0", [0, 1, 0]), ("-1e308 0 -1e308", [-(0.5**0.5), 0, -(0.5**0.5)])],
+)
+def test_a_huge_or_tiny_axis_is_normalised_not_zeroed(xyz, expected):
+    # the length came from a sum of squares: 1e200 overflowed to inf (a silently zero axis), 1e-200
+    # underflowed to 0 (an error for a valid direction)
+    model = loads(
+        f"""
+        <robot name="r"><link name="a"/><link name="b"/>
+          <joint name="j" type="continuous"><parent link="a"/><child link="b"/><axis xyz="{xyz}"/></joint>
+        </robot>
+        """
+    )
+    assert_close(model.joints["j"].axis, expected)
+
+
+def test_a_long_unconnected_loop_is_reported_without_quadratic_work():
+    # finding the stray link rebuilt a set of the reached links for every link: minutes on 20000 links
+    links = "".join(f'<link name="l{i}"/>' for i in range(3000))
+    chain = "".join(
+        f'<joint name="j{i}" type="fixed"><parent link="l{i}"/><child link="l{i + 1}"/></joint>' for i in range(2999)
+    )
+    loop = (
+        '<link name="x"/><link name="y"/><joint name="xy" type="fixed"><parent link="x"/><child link="y"/></joint>'
+        '<joint name="yx" type="fixed"><parent link="y"/><child link="x"/></joint>'
+    )
+    with pytest.raises(InvalidTree, match="'x' is in a loop") as info:
+        robodesc.loads(f'<robot name="r">{links}{chain}\n{loop}</robot>', format="urdf")
+    assert info.value.line == 2
+
+
+def test_elements_nested_absurdly_deep_are_refused_with_the_line(tmp_path):
+    # deeper than the reference parsers (TinyXML2) read; the readers would recurse past Python's limit
+    path = tmp_path / "deep.urdf"
+    path.write_text('<robot name="r"><link name="a"/>\n<gazebo>' + "<x>" * 600 + "</x>" * 600 + "</gazebo></robot>")
+    with pytest.raises(XMLSyntaxError, match="nest more than 500") as info:
+        robodesc.load(path)
+    assert info.value.file == str(path) and info.value.line == 2
+    assert robodesc.check(path).failed
+
+
+def test_check_survives_an_inertia_whose_symmetric_part_overflows():
+    # (I + I.T) / 2 overflowed to inf for ixz=1e308 and numpy's eigvalsh raised LinAlgError out of check()
+    model = loads(
+        """
+        <robot name="r"><link name="a"><inertial><mass value="1"/>
+          <inertia ixx="1" ixy="0" ixz="1e308" iyy="1" iyz="0" izz="1"/></inertial></link></robot>
+        """
+    )
+    report = robodesc.check(model)
+    assert "inertia-not-positive" in [d.code for d in report.diagnostics]

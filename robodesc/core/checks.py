@@ -116,7 +116,11 @@ def _inertials(model: Model) -> Iterator[Diagnostic]:
                 "an inertia tensor has ixy = iyx, ixz = izx, iyz = izy",
             )
             continue
-        moments = np.linalg.eigvalsh((tensor + tensor.T) / 2)
+        # scaled to at most 1 first: huge (finite) entries would overflow in the sum or in LAPACK
+        largest = float(np.abs(tensor).max())
+        unit = tensor / largest if largest > 0 else tensor
+        with np.errstate(over="ignore"):  # scaled back: a moment may be infinite, which the tests below take
+            moments = np.linalg.eigvalsh(unit / 2 + unit.T / 2) * largest
         scale = max(1e-12, float(np.abs(moments).max()))
         if moments.min() < -INERTIA_TOLERANCE * scale:
             yield Diagnostic(

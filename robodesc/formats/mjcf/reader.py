@@ -192,12 +192,13 @@ class _MjcfReader:
             self.bodies: dict[str, _BodyInfo] = {}
             self._joint_order: list[Joint] = []
             self._counter = [0]  # for names of unnamed elements
-            self._prepared: dict[str, tuple] = {}  # sub-models already prepared for <attach>
+            self._prepared: dict[int, tuple] = {}  # sub-model documents (by id) already prepared for <attach>
             self._ignored: dict[tuple, list[tuple[str, Location]]] = {}  # class attributes MuJoCo ignores
+            self._attaching: list[tuple[str, str | None]] = []  # (sub-model file, body) being grafted, outermost first
         else:
             self.model, self._owners, self._included = parent.model, parent._owners, parent._included
             self.bodies, self._joint_order, self._counter = parent.bodies, parent._joint_order, parent._counter
-            self._prepared, self._ignored = parent._prepared, parent._ignored
+            self._prepared, self._ignored, self._attaching = parent._prepared, parent._ignored, parent._attaching
 
     def read(self, document: Document) -> Model:
         self.model = Model(name=document.root.get("model", "MuJoCo Model"), format="mjcf", source=self.context.source)
@@ -594,6 +595,22 @@ class _MjcfReader:
                 suggestion="use non-zero, non-parallel vectors",
             ) from None
 
+    def _refquat(self, element: Element, attrs: dict[str, str]) -> list[float]:
+        """A mesh's refquat: a quaternion that is not zero (scaled down when its squares would overflow)."""
+        quat = self._floats(element, attrs, "refquat", 4, [1.0, 0.0, 0.0, 0.0])
+        norm = math.hypot(*quat)
+        if norm < MINVAL:
+            raise self._error(
+                InvalidValue,
+                f"refquat={attrs['refquat']!r} of <{element.tag}> is a zero quaternion",
+                element,
+                construct=f"{element.tag}/@refquat",
+                suggestion='write a unit quaternion such as refquat="1 0 0 0"',
+            )
+        if not math.isfinite(sum(q * q for q in quat)):
+            quat = [q / norm for q in quat]
+        return quat
+
     # -- assets -------------------------------------------------------------------------------
     def _asset_path(self, file: str, kind: str) -> str:
         if self.compiler.strippath:
@@ -918,6 +935,14 @@ class _MjcfReader:
             moments, quat = mass_properties.principal_axes(
                 np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
             )
+            if not (np.isfinite(moments).all() and np.isfinite(quat).all()):
+                raise self._error(
+                    InvalidValue,
+                    "fullinertia has no principal axes: its values are so large that computing them overflows",
+                    element,
+                    construct="inertial/@fullinertia",
+                    suggestion="give the inertia in smaller units",
+                )
         else:
             moments, quat = np.array(diag), self._quat(element, attrs)
         info.explicit = _Principal(mass[0], np.array(pos), np.asarray(quat, dtype=float), np.asarray(moments))
@@ -1066,7 +1091,7 @@ class _MjcfReader:
         m_attrs, m_el = mesh["attrs"], mesh["element"]
         scale = self._floats(m_el, m_attrs, "scale", 3, [1.0, 1.0, 1.0])
         refpos = np.array(self._floats(m_el, m_attrs, "refpos", 3, [0.0, 0.0, 0.0]))
-        refquat = self._floats(m_el, m_attrs, "refquat", 4, [1.0, 0.0, 0.0, 0.0])
+        refquat = self._refquat(m_el, m_attrs)
         geometry = Mesh(uri=m_attrs.get("file") or f"mesh:{m_attrs.get('name', '')}", scale=np.array(scale))
         if mesh["path"] is not None:
             geometry.path = mesh["path"] if os.path.isfile(mesh["path"]) else None
@@ -1197,7 +1222,7 @@ class _MjcfReader:
         sep = attrs.get("sep", "")
         width = len(str(count))
         copies = self._copies * count  # copies of this replicate's contents, counting enclosing replicates
-        size = sum(1 for _ in element.iter()) - 1
+        size = max(1, sum(1 for _ in element.iter()) - 1)  # an empty copy still costs a pass
         if copies * size > MAX_REPLICATED:
             raise self._error(
                 InvalidValue,
@@ -1236,13 +1261,24 @@ class _MjcfReader:
                 suggestion=did_you_mean(model_name or "", self.submodels)
                 or "declare it as <asset><model name=... file=...>",
             )
+        key = (source.source or model_name or "", body_name)
+        if key in self._attaching:
+            chain = " -> ".join(f"{os.path.basename(f)}:{b}" for f, b in [*self._attaching, key])
+            raise self._error(
+                CyclicInclude,
+                f"attaching body {body_name!r} of model {model_name!r} attaches it again, without end: {chain}",
+                element,
+                construct=model_name,
+                suggestion="a sub-model cannot attach a body it is itself attached from",
+            )
         child = _MjcfReader(self.context, parent=self)
         child._prefix = self._prefix + attrs.get("prefix", "")
         child._suffix = self._suffix
-        prepared = self._prepared.get(model_name)
+        # keyed by the parsed file, not by the asset name: two files may each name a sub-model "arm"
+        prepared = self._prepared.get(id(source))
         if prepared is None:  # compiler, defaults and assets of a sub-model are read once per load
             root = child.prepare(source)
-            prepared = self._prepared[model_name] = (
+            prepared = self._prepared[id(source)] = (
                 root,
                 child.values,
                 child.compiler,
@@ -1257,7 +1293,11 @@ class _MjcfReader:
             raise self._error(
                 UnresolvedReference, f"model {model_name!r} has no body {body_name!r}", element, construct=body_name
             )
-        child._body(target, body, frame, _childclass_above(root, target))
+        self._attaching.append(key)
+        try:
+            child._body(target, body, frame, _childclass_above(root, target))
+        finally:
+            self._attaching.pop()
 
     # -- model-level sections ---------------------------------------------------------------
     def _equalities(self, element: Element) -> None:
@@ -1497,15 +1537,10 @@ class _MjcfReader:
                     stack.append((child, pose @ self.bodies[child].body.pose))
         if not parts:
             return False
-        mass, _, tensor = mass_properties.combine(parts)
-        if not (math.isfinite(mass) and np.isfinite(tensor).all()):
-            raise InvalidValue(
-                f"the mass or inertia of body {name!r} and the bodies welded to it overflows "
-                "(it is not a finite number)",
-                location=self.bodies[name].body.location,
-                construct=name,
-                suggestion="check the masses, inertias and positions of these bodies",
-            )
+        with np.errstate(over="ignore", invalid="ignore"):  # huge parts: handled just below
+            mass, _, tensor = mass_properties.combine(parts)
+        if not np.isfinite(tensor).all():  # the parts are finite: their sum overflows, so it is anything but small
+            return True
         return mass >= MINVAL and float(np.linalg.eigvalsh(tensor).min()) >= MINVAL
 
     def _geom_mass(self, geom: _GeomInfo) -> tuple[float, np.ndarray, np.ndarray, np.ndarray] | None:
@@ -1540,9 +1575,9 @@ class _MjcfReader:
         vertices = self._floats(element, attrs, "vertex", None, None)
         faces = self._floats(element, attrs, "face", None, None)
         try:
-            if vertices is not None:
-                points = np.array(vertices).reshape(-1, 3)
-                triangles = np.array(faces, dtype=int).reshape(-1, 3) if faces is not None else None
+            if vertices is not None:  # process_mesh checks the counts, and that face indices are whole numbers
+                points = np.array(vertices)
+                triangles = np.array(faces) if faces is not None else None
             elif mesh["path"] is not None:
                 points, triangles = mass_properties.load_mesh_file(mesh["path"])
             else:
@@ -1552,7 +1587,7 @@ class _MjcfReader:
                 triangles,
                 scale=self._floats(element, attrs, "scale", 3, [1.0, 1.0, 1.0]),
                 refpos=self._floats(element, attrs, "refpos", 3, [0.0, 0.0, 0.0]),
-                refquat=self._floats(element, attrs, "refquat", 4, [1.0, 0.0, 0.0, 0.0]),
+                refquat=self._refquat(element, attrs),
                 inertia_mode=attrs.get("inertia", "legacy"),
                 maxhullvert=self._int(element, attrs, "maxhullvert", -1),
             )

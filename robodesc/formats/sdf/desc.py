@@ -37,9 +37,12 @@ class Node:
     element: Any  # the XML element
     document: Any
     source: str | None
+    at: Location | None = None  # where a copy made by the reader stands for it (a renamed included actor)
 
     @property
     def location(self) -> Location:
+        if self.at is not None:
+            return self.at
         return Location(file=self.source, node=(self.document, self.element))
 
     def extra(self, owner: str | None) -> Extra:

@@ -1018,7 +1018,7 @@ class FileParser:
         kept = [self.keep(c) for c in element if c.tag not in ("uri", "name", "pose", "static", "placement_frame")]
         if included.model is None:  # a light or actor: kept where it is included
             node = (included.lights or included.actors)[0]
-            node = self.overridden_node(node, name_override, pose_el)
+            node = self.overridden_node(node, name_override, pose_el, self.where(element))
             (world.kept if world is not None else model.kept).append(node)
             return
         desc = included.model
@@ -1055,7 +1055,8 @@ class FileParser:
         else:
             model.models.append(instance)
 
-    def overridden_node(self, node: Node, name: str | None, pose_el) -> Node:
+    def overridden_node(self, node: Node, name: str | None, pose_el, where: Location) -> Node:
+        """An included light or actor renamed or moved by its <include>: a copy, located at the include."""
         if name is None and pose_el is None:
             return node
         element = copy.deepcopy(node.element)
@@ -1066,7 +1067,7 @@ class FileParser:
             if old is not None:
                 element.remove(old)
             element.insert(0, copy.deepcopy(pose_el))
-        return Node(element, node.document, node.source)
+        return Node(element, node.document, node.source, at=where)
 
     def include_path(self, uri: str, where: Location, base_dirs: list[str] | None = None) -> tuple[str, str | None]:
         """The SDF file an include URI names: a file, or a model folder's best file by model.config."""
