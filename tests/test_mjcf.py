@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from fuzzing import assert_mutants_load_or_raise_robodesc_errors
 
 import robodesc
 from robodesc import (
@@ -22,7 +23,6 @@ from robodesc import (
     InvalidValue,
     MalformedValue,
     MissingAttribute,
-    PluginError,
     ResourceNotFound,
     RobodescError,
     UnresolvedReference,
@@ -829,29 +829,4 @@ def _mutate_mjcf(root: ET.Element, rng: random.Random) -> str | None:
 
 
 def test_fuzzed_mjcf_loads_or_raises_robodesc_error():
-    rng = random.Random(20240613)
-    mutants = []
-    for _ in range(200):
-        root = ET.fromstring(FUZZ_SEED)
-        text = None
-        for _ in range(rng.choice((1, 1, 2, 3))):
-            text = _mutate_mjcf(root, rng)
-            if text is not None:
-                break
-        mutants.append(text if text is not None else ET.tostring(root, encoding="unicode"))
-    assert len(set(mutants)) > 150  # the mutations really differ
-    loaded = rejected = 0
-    foreign = []
-    for i, text in enumerate(mutants):
-        try:
-            robodesc.loads(text, format="mjcf").forward_kinematics()
-            loaded += 1
-        except PluginError as exc:  # the plugin manager wraps a crash of the reader: a bug
-            foreign.append((i, f"{type(exc.__cause__).__name__}: {exc.__cause__}"))
-        except RobodescError as exc:
-            assert exc.line is not None or exc.code in ("xml-syntax", "missing-root"), (i, str(exc))
-            rejected += 1
-        except Exception as exc:  # noqa: BLE001 - this is what the test looks for
-            foreign.append((i, f"{type(exc).__name__}: {exc}"))
-    assert not foreign, f"non-robodesc exceptions escaped: {foreign[:5]}"
-    assert loaded > 10 and rejected > 10
+    assert_mutants_load_or_raise_robodesc_errors(FUZZ_SEED, _mutate_mjcf, "mjcf", seed=20240613)
