@@ -744,6 +744,21 @@ def test_an_xml_file_of_no_known_format_names_the_file(tmp_path):
     assert info.value.file == str(path)
 
 
+def test_a_short_size_keeps_the_rest_of_the_class_size(tmp_path):
+    # MuJoCo reads size over the inherited values (through nested classes too); robodesc took the
+    # written values alone and refused size="0.01" on a box
+    compare_with_mujoco(
+        """
+        <mujoco><default><geom type="box" size="0.1 0.2 0.3"/>
+          <default class="c"><geom type="cylinder" size="0.5 0.6"/></default></default>
+          <worldbody><body name="a"><joint name="j"/><geom size="0.01"/><geom size=""/><geom class="c" size="0.05"/>
+            <geom class="c" type="box" size="0.05 0.06" pos="0 0 1"/></body></worldbody>
+        </mujoco>
+        """,
+        tmp_path,
+    )
+
+
 FUZZ_SEED = """<mujoco model="fuzz">
   <compiler angle="radian" autolimits="true"/>
   <default>

@@ -865,10 +865,10 @@ def process_mesh(
             if not np.issubdtype(face.dtype, np.integer):
                 if not np.all(np.equal(np.mod(face, 1), 0)):
                     raise ValueError("mesh face indices must be integers")
-            face = face.astype(np.int64)
-            if face.min() < 0 or face.max() >= nvert:
+            if face.min() < 0 or face.max() >= nvert:  # checked before the cast, which garbles huge values
                 idx = int(np.nonzero((face < 0) | (face >= nvert))[0][0])
                 raise ValueError(f"in mesh face {idx}, a vertex index does not exist (mesh has {nvert} vertices)")
+            face = face.astype(np.int64)
     else:
         face = None
 

@@ -499,8 +499,7 @@ class _MjcfReader:
             if child.tag == "default":
                 continue
             tag = "general" if child.tag in _ACTUATORS else child.tag
-            merged = classes.setdefault(tag, {})
-            merged.update(child.attrib)
+            merged = classes[tag] = _merged(classes.get(tag, {}), child.attrib)
             if child.tag in _ACTUATORS and child.tag != "general":
                 merged["_shortcut"] = child.tag
         self.defaults[name] = classes
@@ -523,9 +522,7 @@ class _MjcfReader:
                 suggestion=did_you_mean(name, self.defaults) or "define it in <default>",
             )
         tag = "general" if element.tag in _ACTUATORS else element.tag
-        merged = dict(classes.get(tag, {}))
-        merged.update(element.attrib)
-        return merged
+        return _merged(classes.get(tag, {}), element.attrib)
 
     # -- orientation --------------------------------------------------------------------------
     def _pose(self, element: Element, attrs: dict[str, str]) -> np.ndarray:
@@ -932,9 +929,10 @@ class _MjcfReader:
                     construct="inertial/@fullinertia",
                 )
             ixx, iyy, izz, ixy, ixz, iyz = full
-            moments, quat = mass_properties.principal_axes(
-                np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
-            )
+            with np.errstate(all="ignore"):  # huge values overflow in the Jacobi rotations: refused below
+                moments, quat = mass_properties.principal_axes(
+                    np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
+                )
             if not (np.isfinite(moments).all() and np.isfinite(quat).all()):
                 raise self._error(
                     InvalidValue,
@@ -1041,7 +1039,8 @@ class _MjcfReader:
                 suggestion="use fromto with capsule, cylinder, box or ellipsoid",
             )
         start, end = np.array(fromto[:3]), np.array(fromto[3:])
-        direction = end - start
+        with np.errstate(over="ignore"):  # an infinite length is refused below
+            direction = end - start
         length = math.hypot(*direction)
         if length < MINVAL:
             raise self._error(InvalidValue, "fromto has zero length", element, construct=f"{element.tag}/@fromto")
@@ -1402,14 +1401,15 @@ class _MjcfReader:
                 info.body.inertial = None
                 continue
             try:
-                combined = mass_properties.combine_geoms(parts)
-                mass, moments = mass_properties.bound_and_balance(
-                    combined.mass,
-                    combined.inertia,
-                    boundmass=c.boundmass,
-                    boundinertia=c.boundinertia,
-                    balanceinertia=c.balanceinertia,
-                )
+                with np.errstate(over="ignore", invalid="ignore"):  # huge parts: refused once all are combined
+                    combined = mass_properties.combine_geoms(parts)
+                    mass, moments = mass_properties.bound_and_balance(
+                        combined.mass,
+                        combined.inertia,
+                        boundmass=c.boundmass,
+                        boundinertia=c.boundinertia,
+                        balanceinertia=c.balanceinertia,
+                    )
             except ValueError as exc:
                 raise InvalidValue(
                     f"the inertia of body {name!r} is not valid: {exc}",
@@ -1425,7 +1425,8 @@ class _MjcfReader:
                     if info.principal is not None:
                         scale = c.settotalmass / total
                         info.principal.mass *= scale
-                        info.principal.moments = info.principal.moments * scale
+                        with np.errstate(over="ignore"):  # an overflow is refused just below
+                            info.principal.moments = info.principal.moments * scale
         for name, info in self.bodies.items():
             p = info.principal
             if p is not None:
@@ -1549,9 +1550,10 @@ class _MjcfReader:
         try:
             if geom.kind in _PRIMITIVES:
                 pose = geom.pose
-                mass, tensor = mass_properties.primitive_mass_properties(
-                    geom.kind, geom.size, density=geom.density, mass=geom.mass, shell=geom.shell
-                )
+                with np.errstate(over="ignore", invalid="ignore"):  # huge sizes or masses: _inertias refuses them
+                    mass, tensor = mass_properties.primitive_mass_properties(
+                        geom.kind, geom.size, density=geom.density, mass=geom.mass, shell=geom.shell
+                    )
             elif geom.kind in ("mesh", "sdf") and geom.mesh is not None:
                 mesh = self._processed_mesh(geom.mesh)
                 mass, tensor = mesh.mass_properties(density=geom.density, mass=geom.mass)
@@ -1621,6 +1623,18 @@ class _MjcfReader:
                     construct=actuator.joint,
                     suggestion=did_you_mean(actuator.joint, joints),
                 )
+
+
+def _merged(inherited: dict[str, str], own: dict[str, str]) -> dict[str, str]:
+    """Attributes written on an element (or a default class) over those it inherits. MuJoCo reads a size
+    over the inherited values, so size="0.1" under a class with size="1 2 3" is 0.1 2 3."""
+    merged = dict(inherited)
+    merged.update(own)
+    if "size" in own and "size" in inherited:
+        written, rest = own["size"].split(), inherited["size"].split()
+        if len(written) < len(rest):
+            merged["size"] = " ".join(written + rest[len(written) :])
+    return merged
 
 
 def _compose_quat(pose: np.ndarray, quat: np.ndarray) -> np.ndarray:
