@@ -637,10 +637,12 @@ def test_welded_bodies_whose_combined_inertia_overflows_load_as_in_mujoco(tmp_pa
     ("mesh", "error", "match"),
     [('face="0 1 1e300"', ResourceNotFound, "vertex index does not exist"),
      ('face="0 1 2.5"', ResourceNotFound, "must be integers"),
-     ('refquat="0 0 0 0"', InvalidValue, "zero quaternion")],
+     ('refquat="0 0 0 0"', InvalidValue, "zero quaternion"),
+     ('scale="1e200 1e200 1e200"', ResourceNotFound, "too large to use")],
 )  # fmt: skip
 def test_bad_inline_mesh_data_is_reported(mesh, error, match):
-    # face="... 1e300" raised OverflowError (int conversion), refquat="0 0 0 0" a ValueError
+    # face="... 1e300" raised OverflowError (int conversion), refquat="0 0 0 0" a ValueError, a huge scale
+    # overflowed into a "collinear vertices" error
     text = (
         f'<mujoco><asset><mesh name="m" vertex="0 0 0 1 0 0 0 1 0 0 0 1" {mesh}/></asset>'
         '<worldbody><body><joint/><geom type="mesh" mesh="m"/></body></worldbody></mujoco>'
@@ -757,6 +759,35 @@ def test_a_short_size_keeps_the_rest_of_the_class_size(tmp_path):
         """,
         tmp_path,
     )
+
+
+def test_boundmass_and_boundinertia_reach_bodies_without_any_mass(tmp_path):
+    # a body with no geom and no inertial kept no inertial; MuJoCo bounds every body but the world (and
+    # puts the bounded mass at the body's pose as written)
+    compare_with_mujoco(
+        """
+        <mujoco><compiler boundmass="0.001" boundinertia="0.0001"/><worldbody>
+          <body name="host"><body name="c"><joint name="j"/><geom size="1"/></body></body>
+          <body name="empty" pos="1 0 0" euler="90 0 0"/><body name="moving" pos="0 1 0"><joint name="k"/></body>
+          <frame pos="1 1 1"><body name="framed" pos="0.5 0 0"/></frame>
+        </worldbody></mujoco>
+        """,
+        tmp_path,
+    )
+
+
+def test_polynomial_damping_and_short_polycoef_load_as_in_mujoco():
+    # MuJoCo 4 reads up to 3 damping and stiffness terms and a polycoef of up to 5 (default for the rest)
+    text = (
+        '<mujoco><worldbody><body><joint name="a" damping="0.1 0.2 0.3" stiffness="1 2"/><joint name="b"/>'
+        '<geom size="1"/></body></worldbody><equality><joint joint1="a" joint2="b" polycoef="1 2"/></equality>'
+        "</mujoco>"
+    )
+    mj = mujoco.MjModel.from_xml_string(text)
+    model = robodesc.loads(text, format="mjcf")
+    assert model.joints["a"].dynamics.damping == mj.dof_damping[0] == 0.1
+    assert model.joints["a"].dynamics.spring_stiffness == mj.jnt_stiffness[0] == 1
+    np.testing.assert_array_equal(model.constraints[0].coefficients, mj.eq_data[0][:5])
 
 
 FUZZ_SEED = """<mujoco model="fuzz">

@@ -74,6 +74,10 @@ DEFAULT_DENSITY = 1000.0
 #: package: the test is a strict ``volume > 1e-14``).
 _EXPLICIT_MASS_MIN_VOLUME = 1e-14
 
+#: Mesh vertex coordinates beyond this (in either direction, once scaled) are refused: the volume and
+#: inertia, which grow with their fifth power, would overflow. (MuJoCo computes infinities and NaNs.)
+_MAX_COORDINATE = 1e30
+
 PRIMITIVE_KINDS = ("sphere", "capsule", "cylinder", "ellipsoid", "box")
 MESH_INERTIA_MODES = ("legacy", "convex", "exact", "shell")
 
@@ -904,14 +908,18 @@ def process_mesh(
             axis=1,
         )
     if np.any(sc != 1):
-        vert = vert * sc
+        with np.errstate(over="ignore"):
+            vert = vert * sc
+    # volumes and inertias go with the fifth power of the coordinates: beyond this, they overflow
+    if np.max(np.abs(vert)) > _MAX_COORDINATE:
+        raise ValueError(f"mesh vertex coordinates (once scaled) beyond {_MAX_COORDINATE:g} are too large to use")
 
     hull = None
     if face is None or inertia_mode == "convex" or need_hull:
         hull = convex_hull(vert, max_vertices=maxhullvert)
     if face is None:
         face = hull
-    elif sc[0] * sc[1] * sc[2] < 0:
+    elif float(sc[0]) * float(sc[1]) * float(sc[2]) < 0:  # Python floats: an overflow is inf, not a warning
         face = face[:, [0, 2, 1]]
 
     fa, fb, fc = vert[face[:, 0]], vert[face[:, 1]], vert[face[:, 2]]

@@ -169,6 +169,7 @@ class _BodyInfo:
     moving: bool = False
     fused: list[tuple[float, np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=list)  # fusestatic parts
     principal: _Principal | None = None  # the compiled inertia, kept for alignfree
+    written: np.ndarray | None = None  # the pose written on the <body> (before enclosing frames)
 
 
 class _MjcfReader:
@@ -238,7 +239,7 @@ class _MjcfReader:
                 construct=root.tag,
                 suggestion="is this the right format? pass format=... to choose another",
             )
-        if any(True for _ in root.iter("include")):
+        if root.find(".//include") is not None:  # element paths as written, not as spliced
             document.pin_parents()
         self._splice_includes(root, [document.source or "<string>"])
         problem = check_tree(root)
@@ -740,10 +741,10 @@ class _MjcfReader:
                 construct=name,
                 suggestion="give each body its own name",
             )
-        pose = frame @ self._pose(element, attrs)
-        body = Body(name=name, parent=parent, pose=pose, location=self.where(element))
+        written = self._pose(element, attrs)
+        body = Body(name=name, parent=parent, pose=frame @ written, location=self.where(element))
         self.model.bodies[name] = body
-        self.bodies[name] = _BodyInfo(body)
+        self.bodies[name] = _BodyInfo(body, written=written)
         self._children(element, name, np.eye(4), attrs.get("childclass", active), element)
         joints = [self.model.joints[j] for j in body.joints]
         if any(j.type is JointType.FLOATING for j in joints):
@@ -833,10 +834,11 @@ class _MjcfReader:
                 if limited:
                     joint.limits = Limits(lower=0.0, upper=c.angle(high))
                 spring_ref = 0.0
+            # MuJoCo 4 reads damping and stiffness as polynomials of up to 3 terms; the first is the linear one
             joint.dynamics = Dynamics(
-                damping=self._floats(element, attrs, "damping", 1, [0.0])[0],
+                damping=(self._sizes(element, attrs, "damping", 3) or [0.0])[0],
                 friction=self._floats(element, attrs, "frictionloss", 1, [0.0])[0],
-                spring_stiffness=self._floats(element, attrs, "stiffness", 1, [0.0])[0],
+                spring_stiffness=(self._sizes(element, attrs, "stiffness", 3) or [0.0])[0],
                 spring_reference=spring_ref,
                 armature=self._floats(element, attrs, "armature", 1, [0.0])[0],
             )
@@ -1078,11 +1080,11 @@ class _MjcfReader:
             return Cylinder(radius=r, length=2 * h), pose
         if kind == "ellipsoid":
             return Ellipsoid(radii=np.array(need(3)[:3])), pose
-        if kind == "box":
-            return Box(size=2 * np.array(need(3)[:3])), pose
+        if kind == "box":  # full sizes from half sizes, doubled as Python floats: 1e308 gives inf, not a warning
+            return Box(size=np.array([2 * s for s in need(3)[:3]])), pose
         if kind == "plane":
             extent = size + [0.0] * (2 - len(size))
-            return Plane(size=2 * np.array(extent[:2]) if all(s > 0 for s in extent[:2]) else None), pose
+            return Plane(size=np.array([2 * s for s in extent[:2]]) if all(s > 0 for s in extent[:2]) else None), pose
         if kind == "hfield":
             return Heightfield(uri=attrs.get("hfield")), pose
         if mesh is None:
@@ -1303,7 +1305,8 @@ class _MjcfReader:
         for child in element:
             attrs = self._attrs(child, None)
             if child.tag == "joint":
-                coefficients = self._floats(child, attrs, "polycoef", 5, [0.0, 1.0, 0.0, 0.0, 0.0])
+                written = self._sizes(child, attrs, "polycoef", 5)  # MuJoCo keeps its default for the rest
+                coefficients = written + [0.0, 1.0, 0.0, 0.0, 0.0][len(written) :]
                 joints = tuple(j for j in (attrs.get("joint1"), attrs.get("joint2")) if j)
                 self.model.constraints.append(
                     Constraint(
@@ -1397,8 +1400,16 @@ class _MjcfReader:
             else:
                 parts = [info.explicit.part(np.eye(4))] if info.explicit is not None else []
             parts += info.fused
-            if not parts:
-                info.body.inertial = None
+            if not parts:  # MuJoCo bounds every body but the world, even one with nothing that has mass
+                if c.boundmass > 0 or c.boundinertia > 0:
+                    mass, moments = mass_properties.bound_and_balance(
+                        0.0, np.zeros(3), boundmass=c.boundmass, boundinertia=c.boundinertia
+                    )
+                    # such a body's inertial frame is, in MuJoCo, its pose as written (measured on mujoco 4.0)
+                    written = info.written if info.written is not None else np.eye(4)
+                    info.principal = _Principal(mass, written[:3, 3].copy(), matrix_to_quat(written[:3, :3]), moments)
+                else:
+                    info.body.inertial = None
                 continue
             try:
                 with np.errstate(over="ignore", invalid="ignore"):  # huge parts: refused once all are combined
