@@ -3,6 +3,7 @@ require that every mutant either loads (and its kinematics run) or raises a loca
 
 from __future__ import annotations
 
+import copy
 import random
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
@@ -41,3 +42,21 @@ def assert_mutants_load_or_raise_robodesc_errors(
             foreign.append((i, f"{type(exc).__name__}: {exc}"))
     assert not foreign, f"non-robodesc exceptions escaped: {foreign[:5]}"
     assert loaded > 10 and rejected > 10
+
+
+def mutate_structure(root: ET.Element, rng: random.Random) -> tuple[ET.Element, ET.Element, int]:
+    """Pick an element and a roll in 0..8; rolls 0-2 delete, duplicate or move the element here and
+    now, higher rolls are left to the format's own mutations. Returns (element, its parent, roll)."""
+    elements = list(root.iter())
+    element = rng.choice(elements[1:])
+    parent = next(p for p in elements if element in list(p))
+    roll = rng.randrange(9)
+    if roll == 0:  # delete
+        parent.remove(element)
+    elif roll == 1:  # duplicate
+        parent.insert(list(parent).index(element), copy.deepcopy(element))
+    elif roll == 2:  # move under another element
+        target = rng.choice([e for e in elements if e is not element and element not in e.iter()])
+        parent.remove(element)
+        target.append(element)
+    return element, parent, roll

@@ -4,7 +4,6 @@ ranges, masses, centres of mass and inertias."""
 
 from __future__ import annotations
 
-import copy
 import math
 import random
 import textwrap
@@ -13,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from fuzzing import assert_mutants_load_or_raise_robodesc_errors
+from fuzzing import assert_mutants_load_or_raise_robodesc_errors, mutate_structure
 
 import robodesc
 from robodesc import (
@@ -833,18 +832,9 @@ _REFERENCES = ("class", "childclass", "mesh", "joint", "joint1", "body1", "body2
 
 
 def _mutate_mjcf(root: ET.Element, rng: random.Random) -> str | None:
-    elements = list(root.iter())
-    element = rng.choice(elements[1:])
-    parent = next(p for p in elements if element in list(p))
-    roll = rng.randrange(9)
-    if roll == 0:  # delete
-        parent.remove(element)
-    elif roll == 1:  # duplicate
-        parent.insert(list(parent).index(element), copy.deepcopy(element))
-    elif roll == 2:  # move under another element
-        target = rng.choice([e for e in elements if e is not element and element not in e.iter()])
-        parent.remove(element)
-        target.append(element)
+    element, parent, roll = mutate_structure(root, rng)
+    if roll < 3:  # deleted, duplicated or moved
+        pass
     elif roll in (3, 4) and element.attrib:  # a number (or the whole value) replaced by garbage, or dropped
         key = rng.choice(sorted(element.attrib))
         numbers = element.get(key).split()

@@ -6,14 +6,13 @@ construct, with a suggestion; nothing else escapes, whatever the input.
 
 from __future__ import annotations
 
-import copy
 import random
 import textwrap
 import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
-from fuzzing import assert_mutants_load_or_raise_robodesc_errors
+from fuzzing import assert_mutants_load_or_raise_robodesc_errors, mutate_structure
 
 import robodesc
 from robodesc import (
@@ -405,18 +404,9 @@ _FUZZ_GARBAGE = ["", "nan", "inf", "1e999", "-0", "1,2", "0x10", "-1", "1e308", 
 
 
 def _mutate_sdf(root: ET.Element, rng: random.Random) -> str | None:
-    elements = list(root.iter())
-    element = rng.choice(elements[1:])
-    parent = next(p for p in elements if element in list(p))
-    roll = rng.randrange(9)
-    if roll == 0:  # delete
-        parent.remove(element)
-    elif roll == 1:  # duplicate
-        parent.insert(list(parent).index(element), copy.deepcopy(element))
-    elif roll == 2:  # move under another element
-        target = rng.choice([e for e in elements if e is not element and element not in e.iter()])
-        parent.remove(element)
-        target.append(element)
+    element, parent, roll = mutate_structure(root, rng)
+    if roll < 3:  # deleted, duplicated or moved
+        pass
     elif roll == 3:  # garbage text or a number replaced by garbage
         text = element.text or ""
         numbers = text.split()
