@@ -129,9 +129,54 @@ class FormatError(RobodescError):
 
 
 class PluginError(RobodescError):
-    """A plugin failed to import, or two plugins claim the same format name."""
+    """A plugin failed to import, returned something robodesc cannot use, or two plugins claim one format.
+
+    `plugin` names the plugin at fault when one is known.
+    """
 
     code = "plugin-error"
+
+    def __init__(self, message: str, *, plugin: str | None = None, **kwargs: Any) -> None:
+        self.plugin = plugin
+        super().__init__(message, **kwargs)
+
+
+class PluginCrash(PluginError):
+    """A plugin raised an exception that is not a robodesc error: a bug in that plugin, not bad input.
+
+    `original` is the exception the plugin raised (also the `__cause__`), `hook` what robodesc had
+    asked the plugin to do (``read``, ``write``, ``robodesc_resolve_uri``, ...). Tests that promise
+    "only robodesc errors" must treat this class as the failure it is.
+    """
+
+    code = "plugin-crash"
+
+    def __init__(self, message: str, *, original: BaseException, hook: str, **kwargs: Any) -> None:
+        self.original = original
+        self.hook = hook
+        super().__init__(message, **kwargs)
+
+
+class ReaderCrash(PluginCrash):
+    """A format's reader crashed (raised a foreign exception) on some input."""
+
+    code = "reader-crash"
+
+
+class MissingDependency(RobodescError):
+    """An optional package needed for this input (a mesh or texture reader, ...) is not installed."""
+
+    code = "missing-dependency"
+
+    def __init__(self, message: str, *, package: str, extra: str | None = None, **kwargs: Any) -> None:
+        self.package = package
+        self.extra = extra
+        if "suggestion" not in kwargs or kwargs["suggestion"] is None:
+            how = f"pip install {package}"
+            if extra:
+                how += f" (or pip install 'robodesc[{extra}]')"
+            kwargs["suggestion"] = how
+        super().__init__(message, **kwargs)
 
 
 class XMLSyntaxError(RobodescError):
@@ -205,7 +250,7 @@ class ResourceNotFound(RobodescError):
 
     code = "resource-not-found"
 
-    def __init__(self, message: str, *, tried: Iterable[str] = (), **kwargs) -> None:
+    def __init__(self, message: str, *, tried: Iterable[str] = (), **kwargs: Any) -> None:
         self.tried = list(tried)
         if self.tried:
             message += "; tried: " + ", ".join(self.tried)
