@@ -258,7 +258,11 @@ class Kinematics:
                 return source[joint.name]
             if joint.mimic is None:
                 sl = self.layout.get(joint.name)
-                result = (sl.start, 1.0, 0.0) if joint.dof == 1 else sl
+                result: tuple[int, float, float] | slice
+                if sl is None:  # a leader off the tree (a loop closure) takes no value: it is held at 0
+                    result = (zero, 0.0, 0.0)
+                else:
+                    result = (sl.start, 1.0, 0.0) if joint.dof == 1 else sl
             else:
                 if joint.name in seen:
                     raise ConfigurationError(

@@ -21,7 +21,7 @@ MODEL_PATH_VARIABLES = ("GZ_SIM_RESOURCE_PATH", "IGN_GAZEBO_RESOURCE_PATH", "SDF
 
 
 def _env_paths(names: Iterable[str]) -> list[str]:
-    out = []
+    out: list[str] = []
     for name in names:
         out.extend(p for p in os.environ.get(name, "").split(os.pathsep) if p)
     return out

@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import TypeAlias
 
 import numpy as np
+
+VectorLike: TypeAlias = Sequence[float] | np.ndarray
+"""A short vector given as a list, tuple or numpy array (what every helper here accepts)."""
 
 IDENTITY = np.eye(4)
 IDENTITY.flags.writeable = False
@@ -31,7 +35,7 @@ def rpy_to_matrix(roll: float, pitch: float, yaw: float) -> np.ndarray:
     )
 
 
-def pose_from_xyz_rpy(xyz: Sequence[float], rpy: Sequence[float]) -> np.ndarray:
+def pose_from_xyz_rpy(xyz: VectorLike, rpy: VectorLike) -> np.ndarray:
     """4x4 pose from a translation and fixed-axis roll, pitch, yaw (URDF's <origin>)."""
     cr, sr = math.cos(rpy[0]), math.sin(rpy[0])
     cp, sp = math.cos(rpy[1]), math.sin(rpy[1])
@@ -56,7 +60,7 @@ def matrix_to_rpy(rotation: np.ndarray) -> np.ndarray:
     return np.array([math.atan2(r[2, 1], r[2, 2]), math.asin(sp), math.atan2(r[1, 0], r[0, 0])])
 
 
-def quat_to_matrix(q: Sequence[float]) -> np.ndarray:
+def quat_to_matrix(q: VectorLike) -> np.ndarray:
     """3x3 rotation of a quaternion (w, x, y, z); the quaternion is normalised first."""
     w, x, y, z = (float(v) for v in q)
     n = math.hypot(w, x, y, z)  # neither overflows nor underflows on huge or tiny components
@@ -88,12 +92,12 @@ def matrix_to_quat(rotation: np.ndarray) -> np.ndarray:
     else:
         s = 2.0 * math.sqrt(1.0 + r[2, 2] - r[0, 0] - r[1, 1])
         q = [(r[1, 0] - r[0, 1]) / s, (r[0, 2] + r[2, 0]) / s, (r[1, 2] + r[2, 1]) / s, 0.25 * s]
-    q = np.array(q)
-    q /= np.linalg.norm(q)
-    return -q if q[0] < 0 else q
+    quat = np.array(q)
+    quat /= np.linalg.norm(quat)
+    return -quat if quat[0] < 0 else quat
 
 
-def _unit3(v: Sequence[float]) -> tuple[float, float, float]:
+def _unit3(v: VectorLike) -> tuple[float, float, float]:
     """A 3-vector scaled to length 1 (by hypot: no overflow or underflow on huge or tiny components)."""
     x, y, z = (float(c) for c in v)
     n = math.hypot(x, y, z)
@@ -102,7 +106,7 @@ def _unit3(v: Sequence[float]) -> tuple[float, float, float]:
     return x / n, y / n, z / n
 
 
-def axis_angle_to_matrix(axis: Sequence[float], angle: float) -> np.ndarray:
+def axis_angle_to_matrix(axis: VectorLike, angle: float) -> np.ndarray:
     """3x3 rotation by `angle` radians about `axis` (normalised here)."""
     x, y, z = _unit3(axis)
     c, s = math.cos(angle), math.sin(angle)
@@ -116,7 +120,7 @@ def axis_angle_to_matrix(axis: Sequence[float], angle: float) -> np.ndarray:
     )
 
 
-def make_pose(rotation: np.ndarray | None = None, translation: Sequence[float] | None = None) -> np.ndarray:
+def make_pose(rotation: np.ndarray | None = None, translation: VectorLike | None = None) -> np.ndarray:
     """4x4 homogeneous pose from a 3x3 rotation and a translation (either may be omitted)."""
     pose = np.eye(4)
     if rotation is not None:
@@ -126,7 +130,7 @@ def make_pose(rotation: np.ndarray | None = None, translation: Sequence[float] |
     return pose
 
 
-def pose_from_xyz_quat(xyz: Sequence[float], quat: Sequence[float]) -> np.ndarray:
+def pose_from_xyz_quat(xyz: VectorLike, quat: VectorLike) -> np.ndarray:
     return make_pose(quat_to_matrix(quat), xyz)
 
 
@@ -139,13 +143,13 @@ def invert_pose(pose: np.ndarray) -> np.ndarray:
     return inv
 
 
-def skew(v: Sequence[float]) -> np.ndarray:
+def skew(v: VectorLike) -> np.ndarray:
     """The cross-product matrix of a 3-vector."""
     x, y, z = v
     return np.array([[0.0, -z, y], [z, 0.0, -x], [-y, x, 0.0]])
 
 
-def quat_multiply(a: Sequence[float], b: Sequence[float]) -> np.ndarray:
+def quat_multiply(a: VectorLike, b: VectorLike) -> np.ndarray:
     """Hamilton product a * b of quaternions (w, x, y, z): rotate by b, then by a."""
     aw, ax, ay, az = a
     bw, bx, by, bz = b
@@ -159,14 +163,14 @@ def quat_multiply(a: Sequence[float], b: Sequence[float]) -> np.ndarray:
     )
 
 
-def axis_angle_to_quat(axis: Sequence[float], angle: float) -> np.ndarray:
+def axis_angle_to_quat(axis: VectorLike, angle: float) -> np.ndarray:
     """Quaternion (w, x, y, z) of a rotation by `angle` about `axis` (normalised here)."""
     x, y, z = _unit3(axis)
     s = math.sin(angle / 2)
     return np.array([math.cos(angle / 2), x * s, y * s, z * s])
 
 
-def euler_to_quat(angles: Sequence[float], sequence: str = "xyz") -> np.ndarray:
+def euler_to_quat(angles: VectorLike, sequence: str = "xyz") -> np.ndarray:
     """Quaternion of three rotations about the axes named by `sequence` (MuJoCo's eulerseq).
 
     A lower-case letter rotates about the axis of the frame as already rotated (intrinsic), an
@@ -180,17 +184,17 @@ def euler_to_quat(angles: Sequence[float], sequence: str = "xyz") -> np.ndarray:
     return q
 
 
-def quat_between(a: Sequence[float], b: Sequence[float]) -> np.ndarray:
+def quat_between(a: VectorLike, b: VectorLike) -> np.ndarray:
     """The shortest rotation (w, x, y, z) taking direction `a` to direction `b`."""
-    a = np.array(_unit3(a))
-    b = np.array(_unit3(b))
-    cos = float(a @ b)
-    axis = np.cross(a, b)
+    ua = np.array(_unit3(a))
+    ub = np.array(_unit3(b))
+    cos = float(ua @ ub)
+    axis = np.cross(ua, ub)
     sin = float(np.linalg.norm(axis))
     if sin < 1e-14:
         if cos > 0:
             return np.array([1.0, 0.0, 0.0, 0.0])
-        helper = np.array([1.0, 0.0, 0.0]) if abs(a[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
-        axis = np.cross(a, helper)
+        helper = np.array([1.0, 0.0, 0.0]) if abs(ua[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
+        axis = np.cross(ua, helper)
         return axis_angle_to_quat(axis, math.pi)
     return axis_angle_to_quat(axis, math.atan2(sin, cos))

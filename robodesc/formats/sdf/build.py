@@ -16,6 +16,7 @@ from __future__ import annotations
 import copy
 from collections import deque
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 import numpy as np
 
@@ -23,20 +24,22 @@ from ...core.diagnostics import Severity
 from ...core.errors import InvalidTree, Location, UnresolvedReference, did_you_mean
 from ...core.model import Body, Constraint, Frame, Inertial, Joint, JointType, Limits, Mimic, Model
 from ...core.transforms import invert_pose
-from .desc import FileDesc, FrameDesc, JointDesc, LinkDesc, ModelDesc
+from .desc import FileDesc, FrameDesc, JointDesc, LinkDesc, ModelDesc, Node
 from .graph import Scope, scope_of
 
 _ONE_AXIS = (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC, JointType.SCREW)
 _TWO_AXES = (JointType.UNIVERSAL, JointType.REVOLUTE2)
 
+_D = TypeVar("_D", LinkDesc, JointDesc, FrameDesc)
+
 
 @dataclass
-class _Item:
+class _Item(Generic[_D]):
     """A link, joint or frame of some scope, with its full name and where it was found."""
 
     kind: str
     full: str
-    desc: object
+    desc: _D
     scope: Scope
     prefix: str
     static: bool
@@ -47,9 +50,11 @@ class _Item:
 class Builder:
     def __init__(self, file_desc: FileDesc) -> None:
         self.file = file_desc
-        self.items: list[_Item] = []
-        self.kept: list[tuple[object, str | None]] = []
-        self.top: Scope | None = None
+        self.links: list[_Item[LinkDesc]] = []
+        self.joints: list[_Item[JointDesc]] = []
+        self.frames: list[_Item[FrameDesc]] = []
+        self.kept: list[tuple[Node, str | None]] = []
+        self.top: Scope | None = None  # set by `build` (None only for a file without a model or world)
         self.top_pose = np.eye(4)
         self._world_poses: dict[str, np.ndarray] = {}
 
@@ -57,11 +62,11 @@ class Builder:
     def _walk_model(self, desc: ModelDesc, prefix: str, static: bool, owner: str | None, top: bool = True) -> None:
         scope = scope_of(desc)
         for link in desc.links:
-            self.items.append(_Item("link", prefix + link.name, link, scope, prefix, static, owner, top))
+            self.links.append(_Item("link", prefix + link.name, link, scope, prefix, static, owner, top))
         for joint in desc.joints:
-            self.items.append(_Item("joint", prefix + joint.name, joint, scope, prefix, static, owner, top))
+            self.joints.append(_Item("joint", prefix + joint.name, joint, scope, prefix, static, owner, top))
         for frame in desc.frames:
-            self.items.append(_Item("frame", prefix + frame.name, frame, scope, prefix, static, owner, top))
+            self.frames.append(_Item("frame", prefix + frame.name, frame, scope, prefix, static, owner, top))
         for node in desc.kept:
             self.kept.append((node, owner))
         for instance in desc.models:
@@ -70,19 +75,24 @@ class Builder:
                 self.kept.append((node, name))
             self._walk_model(instance.desc, name + "::", static or instance.static, name, False)
 
+    def _top(self) -> Scope:
+        """The top scope: every link, joint and frame belongs to a model or world, which sets it."""
+        assert self.top is not None, "a link, joint or frame without a top model or world"
+        return self.top
+
     def pose(self, full: str) -> np.ndarray:
         """World pose of a frame named with its full path in the top scope."""
         found = self._world_poses.get(full)
         if found is None:
-            found = self.top_pose @ self.top.pose(full)
+            found = self.top_pose @ self._top().pose(full)
             self._world_poses[full] = found
         return found
 
     def attached_body(self, full: str) -> str:
-        result = self.top.attached(full)
+        result = self._top().attached(full)
         return result[1] if result[0] == "link" else "world"
 
-    def full_path(self, item: _Item, ref: str, what: str, location: Location) -> str:
+    def full_path(self, item: _Item[JointDesc], ref: str, what: str, location: Location) -> str:
         """The full path of frame `ref` named by an element of `item`'s scope."""
         local = item.scope.lookup(ref)
         if local is None:
@@ -102,16 +112,15 @@ class Builder:
         if file.worlds:
             world = file.worlds[0]
             model = self._start(world.name)
-            self.top = scope_of(world)
+            self.top = scope = scope_of(world)
             for instance in world.models:
                 for node in instance.kept:
                     self.kept.append((node, instance.name))
                 self._walk_model(instance.desc, instance.name + "::", instance.static, instance.name)
-            scope = self.top
             for joint in world.joints:
-                self.items.append(_Item("joint", joint.name, joint, scope, "", False, None))
+                self.joints.append(_Item("joint", joint.name, joint, scope, "", False, None))
             for frame in world.frames:
-                self.items.append(_Item("frame", frame.name, frame, scope, "", False, None))
+                self.frames.append(_Item("frame", frame.name, frame, scope, "", False, None))
             for node in world.kept:
                 self.kept.append((node, None))
             for extra_world in file.worlds[1:]:
@@ -122,7 +131,8 @@ class Builder:
                     f"{extra_world.name!r} as an extra",
                     extra_world.location,
                 )
-                self.kept.append((extra_world.node, None))
+                if extra_world.node is not None:  # always set by the parser
+                    self.kept.append((extra_world.node, None))
         elif file.model is not None:
             desc = file.model
             model = self._start(desc.name)
@@ -144,15 +154,16 @@ class Builder:
     def _placement(self, desc: ModelDesc) -> np.ndarray:
         if not desc.placement_frame:
             return np.eye(4)
-        path = self.top.lookup(desc.placement_frame)
+        top = self._top()
+        path = top.lookup(desc.placement_frame)
         if path is None:
             raise UnresolvedReference(
                 f"placement_frame {desc.placement_frame!r} is not a frame of model {desc.name!r}",
                 location=desc.location,
                 construct=desc.placement_frame,
-                suggestion=did_you_mean(desc.placement_frame, self.top.names()) or "name a link or frame",
+                suggestion=did_you_mean(desc.placement_frame, top.names()) or "name a link or frame",
             )
-        return self.top.pose(path)
+        return top.pose(path)
 
     def _start(self, name: str) -> Model:
         model = Model(name=name, format="sdf", source=self.file.source)
@@ -162,27 +173,24 @@ class Builder:
 
     # -- links, joints, frames -----------------------------------------------------------------
     def _bodies_and_joints(self, model: Model) -> None:
-        links = [i for i in self.items if i.kind == "link"]
-        joints = [i for i in self.items if i.kind == "joint"]
-        frames = [i for i in self.items if i.kind == "frame"]
         bodies: dict[str, Body] = {}
-        for item in links:
-            bodies[item.full] = self._body(item, model)
+        for link in self.links:
+            bodies[link.full] = self._body(link, model)
         built: dict[str, Joint] = {}
         ends: dict[str, tuple[str, str, np.ndarray]] = {}
-        for item in joints:
+        for item in self.joints:
             joint, frame_pose = self._joint(item, model)
             built[joint.name] = joint
             ends[joint.name] = (joint.parent, joint.child, frame_pose)
         self._check_mimics(model, built)
-        self._tree(model, bodies, built, ends, links)
-        for item in frames:
-            self._frame(model, item)
-        for item in links:
-            self.pose(item.full)  # every link resolves (errors surface even for unused frames)
+        self._tree(model, bodies, built, ends, self.links)
+        for frame in self.frames:
+            self._frame(model, frame)
+        for link in self.links:
+            self.pose(link.full)  # every link resolves (errors surface even for unused frames)
 
-    def _body(self, item: _Item, model: Model) -> Body:
-        link: LinkDesc = item.desc
+    def _body(self, item: _Item[LinkDesc], model: Model) -> Body:
+        link = item.desc
         inertial = link.inertial
         body = Body(
             name=item.full,
@@ -203,7 +211,7 @@ class Builder:
             self._shape_poses(item, body, model)
         return body
 
-    def _shape_poses(self, item: _Item, body: Body, model: Model) -> None:
+    def _shape_poses(self, item: _Item[LinkDesc], body: Body, model: Model) -> None:
         """Visuals and collisions whose pose names a frame (SDF 1.7+): re-expressed in the link frame.
 
         libsdformat resolves these only on request, so a name that matches nothing is a warning.
@@ -227,8 +235,8 @@ class Builder:
             full = (item.prefix[:-2] if item.prefix else "__model__") if local == "__model__" else item.prefix + local
             shape.pose = invert_pose(link_pose) @ self.pose(full) @ shape.pose
 
-    def _joint(self, item: _Item, model: Model) -> tuple[Joint, np.ndarray]:
-        desc: JointDesc = item.desc
+    def _joint(self, item: _Item[JointDesc], model: Model) -> tuple[Joint, np.ndarray]:
+        desc = item.desc
         where = desc.location
         parent = "world"
         if desc.parent != "world":
@@ -312,13 +320,13 @@ class Builder:
         if desc.type in _TWO_AXES and joint.limits2 is None:
             joint.limits2 = Limits()
         if desc.gearbox is not None:
-            ratio, reference = desc.gearbox
+            ratio, reference_body = desc.gearbox
             joint.extras["gearbox_ratio"] = ratio
-            joint.extras["gearbox_reference_body"] = reference
+            joint.extras["gearbox_reference_body"] = reference_body
             model.constraints.append(
                 Constraint(
                     kind="gearbox",
-                    elements=(item.full, item.prefix + reference if reference else ""),
+                    elements=(item.full, item.prefix + reference_body if reference_body else ""),
                     name=item.full,
                     coefficients=(ratio,),
                     location=where,
@@ -349,7 +357,14 @@ class Builder:
                     did_you_mean(mimic.joint, joints) or "name a revolute, prismatic or continuous joint",
                 )
 
-    def _tree(self, model: Model, bodies: dict, joints: dict, ends: dict, links: list) -> None:
+    def _tree(
+        self,
+        model: Model,
+        bodies: dict[str, Body],
+        joints: dict[str, Joint],
+        ends: dict[str, tuple[str, str, np.ndarray]],
+        links: list[_Item[LinkDesc]],
+    ) -> None:
         """Parents before children, the first parent joint of each link (gearboxes last) in the tree."""
         incoming: dict[str, list[str]] = {}
         outgoing: dict[str, list[str]] = {}
@@ -362,7 +377,7 @@ class Builder:
         queue: deque[str] = deque(["world"])
         sequence: list[str] = []
 
-        def visit(start: deque) -> None:
+        def visit(start: deque[str]) -> None:
             while start:
                 node = start.popleft()
                 for jname in outgoing.get(node, ()):
@@ -417,8 +432,8 @@ class Builder:
         for name in joints:
             model.joints[name] = joints[name]
 
-    def _frame(self, model: Model, item: _Item) -> None:
-        desc: FrameDesc = item.desc
+    def _frame(self, model: Model, item: _Item[FrameDesc]) -> None:
+        desc = item.desc
         body = self.attached_body(item.full)
         pose = self.pose(item.full)
         if body != "world":

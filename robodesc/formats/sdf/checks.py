@@ -114,7 +114,7 @@ def resolves(desc: ModelDesc | WorldDesc, ref: str) -> bool:
     is_world = isinstance(desc, WorldDesc)
     if ref == ("world" if is_world else "__model__"):
         return True
-    if not is_world and any(link.name == ref for link in desc.links):
+    if isinstance(desc, ModelDesc) and any(link.name == ref for link in desc.links):
         return True
     if any(item.name == ref for items in (desc.models, desc.joints, desc.frames) for item in items):
         return True

@@ -173,7 +173,7 @@ def _mesh(parser, el):
     scale = _vector(parser, el, "scale", 3, (1.0, 1.0, 1.0))
     mesh = Mesh(uri=uri, scale=scale)
     mesh.path, mesh.tried = parser.resolve_resource(uri, el)
-    details = {"kind": "mesh"}
+    details: dict[str, object] = {"kind": "mesh"}
     submesh = el.find("submesh")
     if submesh is not None:
         name_el, center_el = submesh.find("name"), submesh.find("center")

@@ -64,9 +64,9 @@ class Scope:
         self.local: dict[str, Vertex] = {}
         self.nested: dict[str, Instance] = {}
         self._poses: dict[str, np.ndarray] = {}
-        self._attached: dict[str, tuple] = {}
+        self._attached: dict[tuple[str, bool | None], tuple] = {}
         default_frame_parent = self.root
-        if not self.is_world:
+        if isinstance(desc, ModelDesc):
             for link in desc.links:
                 self._add(
                     Vertex(
@@ -115,15 +115,14 @@ class Scope:
                 )
             )
         self.canonical: str | None = None
-        if not self.is_world:
-            self._find_canonical()
+        if isinstance(desc, ModelDesc):
+            self._find_canonical(desc)
 
     def _add(self, vertex: Vertex) -> None:
         # names are unique per scope (the parser renames or rejects collisions); keep the first
         self.local.setdefault(vertex.name, vertex)
 
-    def _find_canonical(self) -> None:
-        desc = self.desc
+    def _find_canonical(self, desc: ModelDesc) -> None:
         if desc.canonical_link:
             path = self.lookup(desc.canonical_link)
             if path is None or self.kind_of(path) != "link":
@@ -220,7 +219,7 @@ class Scope:
         return scope.pose(path)
 
     def _local_pose(self, vertex: Vertex) -> np.ndarray:
-        if vertex.kind == "model":
+        if vertex.instance is not None:  # a nested model (the only kind of vertex with an instance)
             return vertex.pose @ invert_pose(self.placement(vertex.instance))
         return vertex.pose
 
@@ -268,7 +267,7 @@ class Scope:
     def attached(self, path: str, model_static: bool | None = None) -> tuple:
         """Where frame `path` is rigidly attached: ("link", path), ("world",) or ("static", model path)."""
         if path == self.root:
-            if self.is_world:
+            if isinstance(self.desc, WorldDesc):
                 return ("world",)
             static = self.desc.static if model_static is None else model_static
             if static:
@@ -294,8 +293,8 @@ class Scope:
             if vertex.kind == "link":
                 result = ("link", current)
                 break
-            if vertex.kind == "model":
-                instance = vertex.instance
+            instance = vertex.instance
+            if instance is not None:  # a nested model (the only kind of vertex with an instance)
                 sub = ("static", "") if instance.static else self.scope(current).attached("__model__", False)
                 result = self._prefixed(current, sub)
                 break
@@ -316,6 +315,7 @@ class Scope:
                     construct="world",
                     suggestion="the world can only be a parent",
                 )
+            assert vertex.attached_to is not None  # joints (their child) and frames are attached to something
             current = self.resolve_reference(vertex.attached_to, vertex, attribute)
         for name in chain:
             self._attached[(name, model_static)] = result

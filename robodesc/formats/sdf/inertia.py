@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 _TOLERANCE = 10.0  # gz-math's default tolerance factor for mass matrices
-_EPS = np.finfo(float).eps
+_EPS = float(np.finfo(float).eps)
 
 
 def is_valid_mass_matrix(mass: float, inertia: np.ndarray) -> bool:
@@ -90,10 +90,13 @@ def combine(parts: list[tuple[float, np.ndarray, np.ndarray]]) -> tuple[float, n
 
     Returns (mass, com, inertia about the com in link axes).
     """
-    mass = sum(m for m, _, _ in parts)
+    mass = float(sum(m for m, _, _ in parts))
     if mass <= 0:
         return 0.0, np.zeros(3), np.zeros((3, 3))
-    com = sum(m * pose[:3, 3] for m, pose, _ in parts) / mass
+    moment = np.zeros(3)
+    for m, pose, _ in parts:
+        moment = moment + m * pose[:3, 3]
+    com = moment / mass
     total = np.zeros((3, 3))
     for m, pose, inertia in parts:
         rotation = pose[:3, :3]

@@ -9,15 +9,11 @@ redirected to that frame. Names are not prefixed.
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING
 
 from ...core.errors import InvalidValue
 from ...core.transforms import invert_pose
-from .desc import FrameDesc, Instance, ModelDesc, PoseRef, WorldDesc
+from .desc import AxisDesc, FrameDesc, Instance, ModelDesc, PoseRef, WorldDesc
 from .graph import scope_of
-
-if TYPE_CHECKING:
-    from .parse import FileParser
 
 
 def _pose(ref: PoseRef, proxy: str, default_is_model: bool) -> PoseRef:
@@ -30,20 +26,21 @@ def _name(value: str, proxy: str) -> str:
     return proxy if value == "__model__" else value
 
 
-def merge_into(
-    parser: FileParser,
-    instance: Instance,
-    model: ModelDesc | None,
-    world: WorldDesc | None,
-    element,
-) -> None:
+def _axis(axis: AxisDesc | None, proxy: str) -> AxisDesc | None:
+    if axis is not None and axis.expressed_in == "__model__":
+        return dataclasses.replace(axis, expressed_in=proxy)
+    return axis
+
+
+def merge_into(instance: Instance, parent: ModelDesc | WorldDesc) -> None:
+    """Merge the model `instance` places into `parent`, the model or world that includes it."""
     desc = instance.desc
     scope = scope_of(desc)
     proxy = f"_merged__{instance.name}__model__"
     attached = scope.attached("__model__", False) if scope.canonical is not None else ("static", "")
     attached_to = attached[1] if attached[0] == "link" else ""
     pose = instance.pose.matrix @ invert_pose(scope.placement(instance))
-    parent_root = "world" if world is not None else "__model__"
+    parent_root = "world" if isinstance(parent, WorldDesc) else "__model__"
     proxy_frame = FrameDesc(
         name=proxy,
         attached_to=attached_to,
@@ -59,36 +56,35 @@ def merge_into(
                 pose=_pose(frame.pose, proxy, False),
             )
         )
-    joints = []
-    for joint in desc.joints:
-        changes = {
-            "parent": _name(joint.parent, proxy),
-            "child": _name(joint.child, proxy),
-            "pose": _pose(joint.pose, proxy, False),
-        }
-        for tag in ("axis", "axis2"):
-            axis = getattr(joint, tag)
-            if axis is not None and axis.expressed_in == "__model__":
-                changes[tag] = dataclasses.replace(axis, expressed_in=proxy)
-        joints.append(dataclasses.replace(joint, **changes))
+    joints = [
+        dataclasses.replace(
+            joint,
+            parent=_name(joint.parent, proxy),
+            child=_name(joint.child, proxy),
+            pose=_pose(joint.pose, proxy, False),
+            axis=_axis(joint.axis, proxy),
+            axis2=_axis(joint.axis2, proxy),
+        )
+        for joint in desc.joints
+    ]
     models = [dataclasses.replace(m, pose=_pose(m.pose, proxy, True)) for m in desc.models]
     links = [dataclasses.replace(link, pose=_pose(link.pose, proxy, True)) for link in desc.links]
     kept = list(desc.kept) + list(instance.kept)
-    if world is not None:
+    if isinstance(parent, WorldDesc):
         if links:
             raise InvalidValue(
-                f"the model {desc.name!r} merged into world {world.name!r} has links; a world holds no links",
+                f"the model {desc.name!r} merged into world {parent.name!r} has links; a world holds no links",
                 location=instance.location,
                 construct="include/@merge",
                 suggestion='remove merge="true", or move the links into a nested model',
             )
-        world.frames.extend(frames)
-        world.joints.extend(joints)
-        world.models.extend(models)
-        world.kept.extend(kept)
+        parent.frames.extend(frames)
+        parent.joints.extend(joints)
+        parent.models.extend(models)
+        parent.kept.extend(kept)
         return
-    model.frames.extend(frames)
-    model.joints.extend(joints)
-    model.models.extend(models)
-    model.links.extend(links)
-    model.kept.extend(kept)
+    parent.frames.extend(frames)
+    parent.joints.extend(joints)
+    parent.models.extend(models)
+    parent.links.extend(links)
+    parent.kept.extend(kept)

@@ -14,8 +14,9 @@ import copy
 import dataclasses
 import math
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import partial
+from typing import TypeVar
 
 import numpy as np
 
@@ -38,7 +39,7 @@ from ...core.errors import (
 )
 from ...core.model import Dynamics, JointType, Limits
 from ...core.resources import MODEL_PATH_VARIABLES
-from ..xml import Document, parse_xml, root_tag
+from ..xml import Document, Element, parse_xml, root_tag
 from .desc import (
     AxisDesc,
     FileDesc,
@@ -68,6 +69,7 @@ from .spec import (
 )
 from .values import parse_bool, parse_color, parse_double, parse_finite, parse_int, parse_pose, parse_vector, text_of
 
+_Named = TypeVar("_Named", LinkDesc, JointDesc, FrameDesc)  # what a pre-1.7 name collision renames
 _JOINT_TYPES = {name: JointType(name) for name in JOINT_TYPE_NAMES}
 _TRUE_TEXTS = ("true", "True", "TRUE", "1")  # what the 1.6 -> 1.7 converter maps for use_parent_model_frame
 _NO_LIMIT = 1e16
@@ -240,7 +242,7 @@ class FileParser:
 
     def keep(self, element, parent: str | None = None) -> Node:
         self.check_kept(element, parent)
-        known = KNOWN_CHILDREN.get(parent)
+        known = KNOWN_CHILDREN.get(parent) if parent is not None else None
         if known is not None and element.tag not in known and not is_custom(element.tag):
             self.diagnose(
                 Severity.INFO,
@@ -416,7 +418,9 @@ class FileParser:
             )
         self.version = self.desc.version = version
         desc = self.desc
-        models, lights, actors = [], [], []
+        models: list[Element | Instance] = []  # <model> elements, or a top-level <include>'s instance
+        lights: list[Element | Node] = []  # elements, or the nodes of included lights
+        actors: list[Element | Node] = []
         for child in root:
             tag = child.tag
             if tag == "world":
@@ -437,7 +441,7 @@ class FileParser:
                 actors.append(child)
             elif tag == "include":
                 holder = ModelDesc(name="", version=self.version, source=self.source, location=self.where(child))
-                self.include(child, model=holder)
+                self.include(child, holder)
                 for instance in holder.models:
                     models.append(instance)
                 for node in holder.kept:
@@ -509,7 +513,7 @@ class FileParser:
             if tag == "model":
                 world.models.append(self.nested_instance(child, in_world=True))
             elif tag == "include":
-                self.include(child, world=world)
+                self.include(child, world)
             elif tag == "frame":
                 world.frames.append(self.parse_frame(child, "world"))
             elif tag == "joint":
@@ -544,7 +548,7 @@ class FileParser:
                         suggestion=f"rename one of the {kind}s called {item.name!r}",
                     )
                 seen.setdefault(item.name, kind)
-        frames = []
+        frames: list[FrameDesc] = []
         for frame in world.frames:
             if any(f.name == frame.name for f in frames):
                 raise DuplicateName(
@@ -575,7 +579,7 @@ class FileParser:
                     suggestion="give models, joints and frames distinct names",
                 )
 
-    def renamed(self, item, seen: dict, suffix: str, kind: str, owner: str):
+    def renamed(self, item: _Named, seen: dict[str, str], suffix: str, kind: str, owner: str) -> _Named:
         """libsdformat's fix for pre-1.7 name collisions: NAME_link, NAME_joint, NAME_frame (numbered)."""
         new = item.name + suffix
         i = 0
@@ -649,7 +653,7 @@ class FileParser:
             elif tag == "model":
                 model.models.append(self.nested_instance(child))
             elif tag == "include":
-                self.include(child, model=model)
+                self.include(child, model)
             elif tag in ("pose", "static"):
                 continue
             else:
@@ -929,19 +933,21 @@ class FileParser:
                 parse_bool(text_of(flag), self.at(flag), "use_parent_model_frame")
                 if text_of(flag) in _TRUE_TEXTS:
                     expressed_in = "__model__"
-        limits = Limits(lower=-_NO_LIMIT, upper=_NO_LIMIT, velocity=None, effort=None)
+        lower, upper, effort, velocity = -_NO_LIMIT, _NO_LIMIT, -1.0, -1.0
         limit_el = element.find("limit")
         if limit_el is not None:
-            limits.lower = self.child_double(limit_el, "lower", -_NO_LIMIT, True)
-            limits.upper = self.child_double(limit_el, "upper", _NO_LIMIT, True)
+            lower = self.child_double(limit_el, "lower", -_NO_LIMIT, True)
+            upper = self.child_double(limit_el, "upper", _NO_LIMIT, True)
             effort = self.child_double(limit_el, "effort", -1.0, True)
             velocity = self.child_double(limit_el, "velocity", -1.0, True)
-            limits.effort = effort if 0 <= effort < math.inf else None
-            limits.velocity = velocity if 0 <= velocity < math.inf else None
             for tag in ("stiffness", "dissipation"):
                 self.child_double(limit_el, tag, 0.0, True)
-        limits.lower = None if not abs(limits.lower) < _NO_LIMIT else limits.lower
-        limits.upper = None if not abs(limits.upper) < _NO_LIMIT else limits.upper
+        limits = Limits(
+            lower=lower if abs(lower) < _NO_LIMIT else None,
+            upper=upper if abs(upper) < _NO_LIMIT else None,
+            velocity=velocity if 0 <= velocity < math.inf else None,
+            effort=effort if 0 <= effort < math.inf else None,
+        )
         dynamics = Dynamics()
         dynamics_el = element.find("dynamics")
         if dynamics_el is not None:
@@ -983,7 +989,8 @@ class FileParser:
         return FrameDesc(name=name, attached_to=attached_to, pose=self.pose_of(element), location=self.where(element))
 
     # -- includes --------------------------------------------------------------------------
-    def include(self, element, model: ModelDesc | None = None, world: WorldDesc | None = None) -> None:
+    def include(self, element, parent: ModelDesc | WorldDesc) -> None:
+        """An `<include>` in `parent` (a model or a world): an instance of the included model, merged or nested."""
         uri_el = element.find("uri")
         uri = text_of(uri_el) if uri_el is not None else ""
         if not uri:
@@ -1019,7 +1026,7 @@ class FileParser:
         if included.model is None:  # a light or actor: kept where it is included
             node = (included.lights or included.actors)[0]
             node = self.overridden_node(node, name_override, pose_el, self.where(element))
-            (world.kept if world is not None else model.kept).append(node)
+            parent.kept.append(node)
             return
         desc = included.model
         if any(is_custom(c.tag) and c.tag.endswith(":params") for c in element):
@@ -1049,11 +1056,9 @@ class FileParser:
         if merge:
             from .merge import merge_into
 
-            merge_into(self, instance, model=model, world=world, element=element)
-        elif world is not None:
-            world.models.append(instance)
+            merge_into(instance, parent)
         else:
-            model.models.append(instance)
+            parent.models.append(instance)
 
     def overridden_node(self, node: Node, name: str | None, pose_el, where: Location) -> Node:
         """An included light or actor renamed or moved by its <include>: a copy, located at the include."""
@@ -1128,8 +1133,8 @@ def _inertial_defaults(inertial_el) -> tuple[str, ...]:
     return tuple(tag for tag in ("mass", "inertia") if inertial_el.find(tag) is None)
 
 
-def _env_paths(names) -> list[str]:
-    out = []
+def _env_paths(names: Iterable[str]) -> list[str]:
+    out: list[str] = []
     for name in names:
         out.extend(p for p in os.environ.get(name, "").split(os.pathsep) if p)
     return out

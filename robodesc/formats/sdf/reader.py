@@ -12,6 +12,7 @@ from ...core.model import Model
 from ...core.resources import LoadContext
 from ..xml import root_tag
 from .build import Builder
+from .desc import Report
 from .parse import Loader
 
 
@@ -22,7 +23,7 @@ def read(data: bytes, context: LoadContext) -> Model:
     loader = Loader(context)
     file_desc, _ = loader.parse_text(data, context.source, context.base_dir)
     model = Builder(file_desc).build()
-    seen = set()
+    seen: set[tuple[str, str, int]] = set()
     for key, value in list(context.cache.items()):
         if isinstance(key, tuple) and key[:1] == ("sdf-file",) and hasattr(value, "diagnostics"):
             _report(model, value.diagnostics, seen)
@@ -30,7 +31,7 @@ def read(data: bytes, context: LoadContext) -> Model:
     return model
 
 
-def _report(model: Model, diagnostics: list, seen: set) -> None:
+def _report(model: Model, diagnostics: list[Report], seen: set[tuple[str, str, int]]) -> None:
     for severity, code, message, location, suggestion in diagnostics:
         key = (code, message, id(location))
         if key in seen:
