@@ -1,13 +1,15 @@
 """The `robodesc` command line: inspect a description file without writing Python.
 
 Subcommands: `check` (every problem in files or folders, like a linter), `info` (summary and joint
-table), `tree` (the kinematic tree), `fk` (world poses at given joint values) and `formats` (what
-the installed plugins can read and write).
+table), `tree` (the kinematic tree), `fk` (poses at given joint values) and `formats` (what
+the installed plugins can read and write). `--format NAME` always names the format of the input.
 
 Every failure robodesc knows about is a `RobodescError`; the CLI prints it as one line on stderr
 and exits with status 1, so scripts can rely on the exit code and users never see a traceback
-for a bad file. Usage errors exit with status 2, as argparse does. Anything else is a bug and is
-allowed to show its traceback.
+for a bad file. Usage errors exit with status 2, as argparse does. When the reader of the output
+goes away (`robodesc tree big.urdf | head -1`) the command stops quietly with status 141, what a
+shell reports for a program ended by SIGPIPE. Anything else is a bug and is allowed to show its
+traceback.
 """
 
 from __future__ import annotations
@@ -16,9 +18,10 @@ import argparse
 import json
 import math
 import os
+import re
 import sys
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -26,11 +29,27 @@ import numpy as np
 from . import __version__, check, load
 from .core.diagnostics import Diagnostic, Severity
 from .core.errors import ConfigurationError, RobodescError, UnresolvedReference, did_you_mean
+from .core.kinematics import Poses
 from .core.model import Body, Joint, Limits, Model
-from .core.transforms import matrix_to_rpy
+from .core.transforms import invert_pose, matrix_to_rpy
 from .plugins import FormatSpec, default_registry
 
 PROG = "robodesc"
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: what a shell shows for `yes | head -1`
+
+
+# -- library advice in command-line terms --------------------------------------------------------
+_FORMAT_KEYWORD = re.compile(r"(?<![\w.])format=(?:(['\"])([\w.+-]*)\1|\.\.\.)")
+_SEARCH_KEYWORD = re.compile(r"(?<![\w.])search_paths=(?:\[[^\]]*\]|\.\.\.)")
+_PASS_FLAG = re.compile(r"\bpass (?=--)")
+
+
+def cli_wording(text: str) -> str:
+    """Say what the library says in Python (`pass format=...`, `pass search_paths=[...]`) with the
+    command's flags (`use --format NAME`, `use --search-path DIR`); anything else is left alone."""
+    text = _FORMAT_KEYWORD.sub(lambda m: "--format " + (m[2] or "NAME"), text)
+    text = _SEARCH_KEYWORD.sub("--search-path DIR", text)
+    return _PASS_FLAG.sub("use ", text)
 
 
 # -- check ---------------------------------------------------------------------------------------
@@ -80,31 +99,50 @@ def _codes(values: Sequence[str] | None) -> list[str]:
 
 
 def _diagnostic_dict(d: Diagnostic) -> dict[str, Any]:
+    """One finding as JSON (`check --json` and `info --json`), its advice in command-line terms."""
     loc = d.location
     return {
         "severity": str(d.severity),
         "code": d.code,
-        "message": d.message,
+        "message": cli_wording(d.message),
         "file": loc.file,
         "line": loc.line,
         "column": loc.column,
         "element": loc.element,
-        "suggestion": d.suggestion,
+        "suggestion": cli_wording(d.suggestion) if d.suggestion else d.suggestion,
     }
 
 
 def _diagnostic_lines(d: Diagnostic, fallback: str) -> list[str]:
     loc = d.location
     head = ":".join(str(p) for p in (loc.file or fallback, loc.line, loc.column) if p is not None)
-    lines = [f"{head}: {d.severity} {d.code}: {d.message}"]
+    lines = [f"{head}: {d.severity} {d.code}: {cli_wording(d.message)}"]
     if loc.element:
         lines.append(f"    at {loc.element}")
     if d.suggestion:
-        lines.append(f"    suggestion: {d.suggestion}")
+        lines.append(f"    suggestion: {cli_wording(d.suggestion)}")
     return lines
 
 
+def _old_check_options(args: argparse.Namespace) -> None:
+    """Accept, with a warning, the spellings `check` had before `--format` meant the input everywhere:
+    `--format text|json` (now `--json`) and `--input-format NAME` (now `--format NAME`). A format
+    that a plugin really calls `json` or `text` is read as such."""
+    if args.input_format is not None:
+        print(f"{PROG}: warning: --input-format is deprecated; use --format NAME", file=sys.stderr)
+        args.format = args.format or args.input_format
+    if args.format in ("text", "json") and args.format not in default_registry().formats():
+        print(
+            f"{PROG}: warning: 'check --format {args.format}' is deprecated: --format names the input format; "
+            + ("use --json" if args.format == "json" else "text is the default output"),
+            file=sys.stderr,
+        )
+        args.json = args.json or args.format == "json"
+        args.format = None
+
+
 def cmd_check(args: argparse.Namespace) -> int:
+    _old_check_options(args)
     files, unreadable = _candidates(args.paths)
     for path in unreadable:
         print(f"{PROG}: error: cannot read {path}", file=sys.stderr)
@@ -121,13 +159,13 @@ def cmd_check(args: argparse.Namespace) -> int:
                 end=end,
                 file=sys.stderr,
             )
-        report = check(path, strict=args.strict, format=args.input_format, search_paths=args.search_path or ())
+        report = check(path, strict=args.strict, format=args.format, search_paths=args.search_path or ())
         reports.append(report.filtered(select, ignore))
     if progress and sys.stderr.isatty():
         print(" " * 100, end="\r", file=sys.stderr)
     totals = {s: sum(r.count(s) for r in reports) for s in (Severity.ERROR, Severity.WARNING, Severity.INFO)}
     failed = sum(r.failed for r in reports)
-    if args.output == "json":
+    if args.json:
         payload = {
             "files": [
                 {
@@ -196,8 +234,12 @@ def _load(args: argparse.Namespace) -> Model:
 
 
 # -- info --------------------------------------------------------------------------------------
-def _info_facts(model: Model) -> dict[str, Any]:
-    """Everything `info` reports, as plain data: the text and JSON outputs are both built from it."""
+def _info_facts(model: Model, findings: Sequence[Diagnostic]) -> dict[str, Any]:
+    """Everything `info` reports, as plain data: the text and JSON outputs are both built from it.
+
+    `findings` are what `robodesc check` reports for the model (the reader's notes and every
+    check), so `info` and `check` never disagree on how many there are.
+    """
     bodies = list(model.bodies.values())
     movable = model.movable_joints()
     masses = [b.inertial.mass for b in bodies if b.inertial is not None]
@@ -214,19 +256,7 @@ def _info_facts(model: Model) -> dict[str, Any]:
                 "effort": _number(limits.effort),
             }
         )
-    diagnostics = [
-        {
-            "severity": str(d.severity),
-            "code": d.code,
-            "message": d.message,
-            "file": d.location.file,
-            "line": d.location.line,
-            "element": d.location.element,
-            "suggestion": d.suggestion,
-            "text": str(d),
-        }
-        for d in model.diagnostics
-    ]
+    diagnostics = [{**_diagnostic_dict(d), "text": cli_wording(str(d))} for d in findings]
     return {
         "name": model.name,
         "format": model.format,
@@ -239,7 +269,7 @@ def _info_facts(model: Model) -> dict[str, Any]:
             "visuals": sum(len(b.visuals) for b in bodies),
             "collisions": sum(len(b.collisions) for b in bodies),
             "extras": len(model.extras),
-            "diagnostics": len(model.diagnostics),
+            "diagnostics": len(diagnostics),
         },
         "root": model.root.name if bodies else None,
         "total_mass": float(sum(masses)),
@@ -249,8 +279,9 @@ def _info_facts(model: Model) -> dict[str, Any]:
 
 
 def cmd_info(args: argparse.Namespace) -> int:
-    """Print a summary of one file: what it is, how big, its joints and any load diagnostics."""
-    facts = _info_facts(_load(args))
+    """Print a summary of one file: what it is, how big, its joints and what `check` finds in it."""
+    model = _load(args)
+    facts = _info_facts(model, check(model).diagnostics)
     if args.json:
         print(json.dumps(facts, indent=2))
         return 0
@@ -318,15 +349,34 @@ def _body_label(model: Model, body: Body) -> str:
     return body.name
 
 
-def _tree_lines(model: Model, name: str, prefix: str) -> list[str]:
-    """The lines below body `name`: each child two columns further in, drawn with box characters."""
-    lines = []
-    children = model.children(name)
-    for i, child in enumerate(children):
-        last = i == len(children) - 1
-        lines.append(prefix + ("└── " if last else "├── ") + _body_label(model, model.bodies[child]))
-        lines.extend(_tree_lines(model, child, prefix + ("  " if last else "│ ")))
-    return lines
+def _tree_lines(model: Model, root: str, frames: bool) -> Iterator[str]:
+    """The lines of the tree below body `root`: each child two columns further in, drawn with box
+    characters; with `frames`, a body's frames come first below it, marked `(frame)`.
+
+    A loop over a stack rather than recursion, so a chain of thousands of bodies prints too; lines
+    are produced one at a time, so output starts at once (and `| head` stops it early)."""
+    children: dict[str, list[str]] = {}
+    for body in model.bodies.values():
+        if body.parent is not None:
+            children.setdefault(body.parent, []).append(body.name)
+    attached: dict[str, list[str]] = {}
+    if frames:
+        for frame in model.frames.values():
+            attached.setdefault(frame.body, []).append(frame.name)
+    stack: list[tuple[str, bool, str, bool]] = []  # (name, is a frame, prefix, last of its siblings)
+
+    def push(body: str, prefix: str) -> None:
+        below = [(f, True) for f in attached.get(body, ())] + [(c, False) for c in children.get(body, ())]
+        for i in reversed(range(len(below))):
+            stack.append((*below[i], prefix, i == len(below) - 1))
+
+    push(root, "")
+    while stack:
+        name, is_frame, prefix, last = stack.pop()
+        label = f"{name}  (frame)" if is_frame else _body_label(model, model.bodies[name])
+        yield prefix + ("└── " if last else "├── ") + label
+        if not is_frame:
+            push(name, prefix + ("  " if last else "│ "))
 
 
 def cmd_tree(args: argparse.Namespace) -> int:
@@ -335,7 +385,7 @@ def cmd_tree(args: argparse.Namespace) -> int:
     for body in model.bodies.values():
         if body.parent is None:
             print(_body_label(model, body))
-            for line in _tree_lines(model, body.name, ""):
+            for line in _tree_lines(model, body.name, args.frames):
                 print(line)
     return 0
 
@@ -375,28 +425,83 @@ def _parse_sets(model: Model, items: Sequence[str]) -> dict[str, list[float]]:
     return values
 
 
+FRAME_PREFIX = "frame:"
+
+
+def _frame_label(model: Model, name: str) -> str:
+    """How `fk` names a frame: its name, or `frame:NAME` when a body has the name (MJCF allows it)."""
+    return FRAME_PREFIX + name if name in model.bodies else name
+
+
+def _labelled_poses(model: Model, poses: Poses) -> dict[str, np.ndarray]:
+    """Every body (model order, root first), then every frame (model order), by `fk`'s label.
+
+    Read by position (`poses.names[k]` names `poses.array[k]`; bodies come before frames), not by
+    name, because a frame that shares a body's name has no name of its own in `poses`. Should the
+    layout ever differ, a frame's pose is its body's pose times the frame's fixed pose.
+    """
+    names = list(poses.names)
+    array = np.asarray(poses.array)
+    first: dict[str, int] = {}
+    for k, name in enumerate(names):
+        first.setdefault(name, k)
+    entries = {name: array[first[name]] for name in model.bodies}
+    start = len(names) - len(model.frames)
+    by_position = names[start:] == list(model.frames)
+    for i, frame in enumerate(model.frames.values()):
+        pose = array[start + i] if by_position else entries[frame.body] @ np.asarray(frame.pose, dtype=float)
+        entries[_frame_label(model, frame.name)] = pose
+    return entries
+
+
+def _label_of(model: Model, entries: Mapping[str, np.ndarray], name: str, option: str) -> str:
+    """The label `name` stands for: a body first, else a frame (`frame:NAME` always means the frame)."""
+    if name in entries:
+        return name
+    if name.startswith(FRAME_PREFIX) and name[len(FRAME_PREFIX) :] in model.frames:
+        return _frame_label(model, name[len(FRAME_PREFIX) :])
+    raise UnresolvedReference(
+        f"{option} {name!r}: no body or frame of that name in model {model.name!r}",
+        construct=name,
+        suggestion=did_you_mean(name, entries),
+    )
+
+
+def _keyframe(model: Model, name: str) -> dict[str, Any]:
+    """The joint values of a named configuration (an MJCF <key>, ...)."""
+    if name in model.configurations:
+        return dict(model.configurations[name])
+    known = ", ".join(repr(k) for k in model.configurations)
+    hint = did_you_mean(name, model.configurations)
+    raise ConfigurationError(
+        f"no keyframe named {name!r} in model {model.name!r}",
+        construct=name,
+        suggestion=(f"{hint} " if hint else "") + (f"known keyframes: {known}" if known else "the model has none"),
+    )
+
+
 def cmd_fk(args: argparse.Namespace) -> int:
-    """Print world poses of bodies and frames at the given joint values (others at their reference)."""
+    """Print poses of bodies and frames at the given joint values (others at their reference):
+    in the world, or in the body or frame `--relative-to` names."""
     model = _load(args)
-    poses = model.forward_kinematics(_parse_sets(model, args.set or ()))
-    names = list(poses)
+    values = _keyframe(model, args.keyframe) if args.keyframe is not None else {}
+    values.update(_parse_sets(model, args.set or ()))
+    entries = _labelled_poses(model, model.forward_kinematics(values))
+    names = list(entries)
     if args.frame:
-        names = list(dict.fromkeys(args.frame))  # keep the order given, drop repeats
-        for name in names:
-            if name not in poses:
-                raise UnresolvedReference(
-                    f"no body or frame named {name!r} in model {model.name!r}",
-                    construct=name,
-                    suggestion=did_you_mean(name, poses),
-                )
+        # keep the order given, drop repeats
+        names = list(dict.fromkeys(_label_of(model, entries, name, "--frame") for name in args.frame))
+    if args.relative_to is not None:
+        inverse = invert_pose(entries[_label_of(model, entries, args.relative_to, "--relative-to")])
+        entries = {name: inverse @ entries[name] for name in names}
     if args.json:
         # One pose per line: indent=2 would put each of the 16 numbers on a line of its own.
-        entries = [f"  {json.dumps(name)}: {json.dumps(np.asarray(poses[name]).tolist())}" for name in names]
-        print("{\n" + ",\n".join(entries) + "\n}")
+        lines = [f"  {json.dumps(name)}: {json.dumps(np.asarray(entries[name]).tolist())}" for name in names]
+        print("{\n" + ",\n".join(lines) + "\n}")
         return 0
     width = max((len(name) for name in names), default=0)
     for name in names:
-        pose = np.asarray(poses[name])
+        pose = np.asarray(entries[name])
         xyz = ", ".join(_fixed(v) for v in pose[:3, 3])
         rpy = ", ".join(_fixed(v) for v in matrix_to_rpy(pose[:3, :3]))
         print(f"{name:<{width}}  xyz=({xyz})  rpy=({rpy})")
@@ -439,6 +544,19 @@ def cmd_formats(args: argparse.Namespace) -> int:
 
 
 # -- argument parsing --------------------------------------------------------------------------
+def _input_options(parser: argparse.ArgumentParser, what: str) -> None:
+    """`--format` and `--search-path`: the same flags with the same meaning on every command that reads."""
+    parser.add_argument(
+        "--format", metavar="NAME", help=f"read {what} as this format (default: from the extension or content)"
+    )
+    parser.add_argument(
+        "--search-path",
+        metavar="DIR",
+        action="append",
+        help="extra root for package://, model:// and includes (repeatable)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser; separate from `main` so tests and docs can inspect it."""
     parser = argparse.ArgumentParser(
@@ -450,15 +568,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     source = argparse.ArgumentParser(add_help=False)
     source.add_argument("file", metavar="FILE", help="the description file to load")
-    source.add_argument(
-        "--format", metavar="NAME", help="read FILE as this format (default: from its extension or content)"
-    )
-    source.add_argument(
-        "--search-path",
-        metavar="DIR",
-        action="append",
-        help="extra root for package://, model:// and includes (repeatable)",
-    )
+    _input_options(source, "FILE")
 
     info = sub.add_parser(
         "info", parents=[source], help="summarise a description file", description="Summarise a description file."
@@ -469,13 +579,15 @@ def build_parser() -> argparse.ArgumentParser:
     tree = sub.add_parser(
         "tree", parents=[source], help="print the kinematic tree", description="Print the kinematic tree."
     )
+    tree.add_argument("--frames", action="store_true", help="also list each frame under its body")
     tree.set_defaults(handler=cmd_tree)
 
     fk = sub.add_parser(
         "fk",
         parents=[source],
         help="print world poses at given joint values",
-        description="Print world poses of bodies and frames; joints not set stay at their reference value.",
+        description="Print poses of bodies (model order), then frames; joints not set stay at their reference "
+        "value. A frame that shares a body's name is called frame:NAME.",
     )
     fk.add_argument(
         "--set",
@@ -484,7 +596,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="joint value (repeatable); comma-separated for multi-value joints: "
         "ball w,x,y,z, floating x,y,z,w,qx,qy,qz",
     )
+    fk.add_argument("--keyframe", metavar="NAME", help="start from this named configuration; --set overrides it")
     fk.add_argument("--frame", metavar="NAME", action="append", help="only this body or frame (repeatable)")
+    fk.add_argument("--relative-to", metavar="NAME", help="poses in this body or frame instead of the world")
     fk.add_argument("--json", action="store_true", help="print {name: 4x4 matrix} as JSON")
     fk.set_defaults(handler=cmd_fk)
 
@@ -495,12 +609,12 @@ def build_parser() -> argparse.ArgumentParser:
         "Exit status: 0 clean, 1 findings (errors; warnings too with --strict), 2 usage or unreadable input.",
     )
     chk.add_argument("paths", nargs="+", metavar="PATH", help="files, or folders to search recursively")
+    _input_options(chk, "every file")
+    chk.add_argument("--input-format", metavar="NAME", help=argparse.SUPPRESS)  # deprecated: --format
     chk.add_argument("--strict", action="store_true", help="warnings fail too")
-    chk.add_argument("--format", dest="output", choices=("text", "json"), default="text", help="output format")
-    chk.add_argument("--input-format", metavar="NAME", help="read every file as this format (default: detect)")
     chk.add_argument("--select", metavar="CODE", action="append", help="only these codes (prefixes; repeatable)")
     chk.add_argument("--ignore", metavar="CODE", action="append", help="leave out these codes (prefixes; repeatable)")
-    chk.add_argument("--search-path", metavar="DIR", action="append", help="extra root for package:// and model://")
+    chk.add_argument("--json", action="store_true", help="print one JSON document instead of text")
     chk.set_defaults(handler=cmd_check)
 
     fmt = sub.add_parser(
@@ -510,20 +624,56 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _to_devnull(stream: Any) -> None:
+    """Point a stream whose reader has gone at os.devnull, so that flushing what is still buffered
+    (at the latest when the interpreter exits) cannot fail again ("Exception ignored ... BrokenPipeError")."""
+    try:
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):  # not a real file (a test's capture): nothing to flush to
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, fd)
+    finally:
+        os.close(devnull)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line and return the exit status (0 ok, 1 robodesc error, 2 usage error).
+    """Run the command line and return the exit status: 0 ok, 1 robodesc error (for `check`: a file
+    failed), 2 usage error, 130 interrupted, 141 the output's reader went away (`| head`).
 
     Warnings (e.g. a plugin that failed to import) are printed as one line each on stderr rather
     than with Python's file-and-line decoration, which means nothing to a command-line user.
     """
-    args = build_parser().parse_args(argv)
+    try:
+        return _main(argv)
+    except BrokenPipeError:  # stderr went too (`2>&1 | head`): nothing can be said any more
+        _to_devnull(sys.stdout)
+        _to_devnull(sys.stderr)
+        return EXIT_BROKEN_PIPE
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit:  # --help, --version or a usage error: flush the help here, where a broken pipe is caught
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            _to_devnull(sys.stdout)
+            return EXIT_BROKEN_PIPE
+        raise
     handler: Callable[[argparse.Namespace], int] = args.handler
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
             status = handler(args)
+            sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
+        except BrokenPipeError:
+            _to_devnull(sys.stdout)
+            status = EXIT_BROKEN_PIPE
         except RobodescError as err:
-            message = str(err)
+            message = cli_wording(str(err))
             file = getattr(args, "file", None)
             if file and file not in message:
                 message = f"{file}: {message}"  # errors found after loading do not always name the file
@@ -532,7 +682,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except KeyboardInterrupt:
             status = 130
     for warning in caught:
-        print(f"{PROG}: warning: {warning.message}", file=sys.stderr)
+        print(f"{PROG}: warning: {cli_wording(str(warning.message))}", file=sys.stderr)
     return status
 
 

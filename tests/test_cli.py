@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import robodesc
-from robodesc.cli import main
+from robodesc.cli import EXIT_BROKEN_PIPE, cli_wording, main
 
 ROOT = Path(__file__).parents[1]
 ARM = ROOT / "examples" / "arm.urdf"
@@ -23,6 +25,31 @@ DIAG_URDF = """<robot name="diag">
   <joint name="free" type="floating"><parent link="a"/><child link="b"/></joint>
 </robot>
 """
+
+
+# An MJCF site may share its body's name: body 'arm' carries a site 'arm' half a metre out.
+CLASH_MJCF = """<mujoco model="clash">
+  <worldbody>
+    <body name="arm" pos="0 0 1">
+      <joint name="hinge" type="hinge" axis="0 0 1"/>
+      <geom type="sphere" size="0.1" mass="1"/>
+      <site name="arm" pos="0.5 0 0"/>
+      <site name="tip" pos="1 0 0"/>
+    </body>
+  </worldbody>
+  <keyframe>
+    <key name="home" qpos="0.5"/>
+    <key name="back" qpos="-1"/>
+  </keyframe>
+</mujoco>
+"""
+
+
+@pytest.fixture
+def clash(tmp_path: Path) -> Path:
+    path = tmp_path / "clash.xml"
+    path.write_text(CLASH_MJCF)
+    return path
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -54,12 +81,13 @@ def test_info_text(capsys: pytest.CaptureFixture[str]) -> None:
         ("visuals", 4),
         ("collisions", 1),
         ("extras", 2),
-        ("diagnostics", 0),
+        ("diagnostics", 3),  # what `check` finds: three massless moving bodies
     ]:
         assert re.search(rf"^{key}:\s+{value}$", out, re.M), key
     assert re.search(r"^root body:\s+base$", out, re.M)
     assert re.search(r"^total mass:\s+8\.5$", out, re.M)
-    rows = [line.split() for line in out.splitlines() if line.startswith("  ")]
+    table = out.split("movable joints (configuration order):\n")[1].split("\n\n")[0]
+    rows = [line.split() for line in table.splitlines()]
     assert rows[0] == ["name", "type", "lower", "upper", "velocity", "effort"]
     assert rows[1:] == [
         ["base_yaw", "revolute", "-3.14", "3.14", "2", "40"],
@@ -68,7 +96,7 @@ def test_info_text(capsys: pytest.CaptureFixture[str]) -> None:
         ["extend", "prismatic", "0", "0.2", "0.5", "100"],
         ["left_finger_joint", "prismatic", "0", "0.04", "0.1", "10"],
     ]
-    assert "diagnostics:\n" not in out
+    assert out.count("warning movable-without-inertia") == 3
 
 
 def test_info_json(capsys: pytest.CaptureFixture[str]) -> None:
@@ -89,7 +117,7 @@ def test_info_json(capsys: pytest.CaptureFixture[str]) -> None:
         "visuals": 4,
         "collisions": 1,
         "extras": 2,
-        "diagnostics": 0,
+        "diagnostics": 3,
     }
     assert [j["name"] for j in data["movable_joints"]] == model.movable_joints()
     yaw = data["movable_joints"][0]
@@ -103,14 +131,14 @@ def test_info_json(capsys: pytest.CaptureFixture[str]) -> None:
     }
     elbow = data["movable_joints"][2]
     assert elbow["type"] == "continuous" and elbow["lower"] is None and elbow["upper"] is None
-    assert data["diagnostics"] == []
+    assert [d["code"] for d in data["diagnostics"]] == ["movable-without-inertia"] * 3
 
 
 def test_info_lists_diagnostics(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "diag.urdf"
     path.write_text(DIAG_URDF)
-    expected = [str(d) for d in robodesc.load(path).diagnostics]
-    assert expected, "the fixture should produce a diagnostic"
+    expected = [str(d) for d in robodesc.check(path).diagnostics]
+    assert robodesc.load(path).diagnostics, "the fixture should produce a diagnostic while loading"
     code, out, _ = run(capsys, "info", path)
     assert code == 0
     assert "diagnostics:" in out
@@ -121,6 +149,24 @@ def test_info_lists_diagnostics(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert data["counts"]["diagnostics"] == len(expected)
     assert [d["text"] for d in data["diagnostics"]] == expected
     assert data["diagnostics"][0]["code"] == "undefined-material"
+
+
+def test_info_reports_what_check_reports(capsys: pytest.CaptureFixture[str]) -> None:
+    # Loading the arm notices nothing; the checks find three massless moving bodies.
+    assert robodesc.load(ARM).diagnostics == []
+    code, out, _ = run(capsys, "check", ARM, "--json")
+    assert code == 0
+    found = json.loads(out)["files"][0]["diagnostics"]
+    assert len(found) == 3
+    code, out, _ = run(capsys, "info", ARM, "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["counts"]["diagnostics"] == len(found)
+    assert [{k: v for k, v in d.items() if k != "text"} for d in data["diagnostics"]] == found
+    code, out, _ = run(capsys, "info", ARM)
+    assert re.search(r"^diagnostics:\s+3$", out, re.M)
+    for d in found:
+        assert f"{d['file']}:{d['line']}: {d['element']}: {d['severity']} {d['code']}: {d['message']}" in out
 
 
 def test_info_format_and_search_path_options(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -158,6 +204,48 @@ def test_tree(capsys: pytest.CaptureFixture[str]) -> None:
     assert re.search(r"├── slider", out) and re.search(r"└── camera", out)
 
 
+def test_tree_frames(clash: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "tree", clash)
+    assert code == 0
+    assert out.splitlines() == ["world", "└── arm  [hinge: continuous]"]
+    code, out, _ = run(capsys, "tree", clash, "--frames")
+    assert code == 0
+    # Frames come first below their body, marked; the site sharing the body's name is listed too.
+    assert out.splitlines() == [
+        "world",
+        "└── arm  [hinge: continuous]",
+        "  ├── arm  (frame)",
+        "  └── tip  (frame)",
+    ]
+
+
+def test_tree_frames_before_child_bodies(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "sites.xml"
+    path.write_text(
+        '<mujoco model="m"><worldbody><body name="a"><geom size=".1"/><site name="s"/>'
+        '<body name="b"><joint name="j"/><geom size=".1"/></body></body></worldbody></mujoco>'
+    )
+    code, out, _ = run(capsys, "tree", path, "--frames")
+    assert code == 0
+    assert out.splitlines() == [
+        "world",
+        "└── a  [no joint]",
+        "  ├── s  (frame)",
+        "  └── b  [j: continuous]",
+    ]
+
+
+def test_tree_of_a_deep_chain(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    depth = 1500  # deeper than Python's default recursion limit
+    path = tmp_path / "chain.urdf"
+    path.write_text(big_urdf(depth, chain=True))
+    code, out, err = run(capsys, "tree", path)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert len(lines) == depth
+    assert lines[-1] == " " * (2 * (depth - 2)) + f"└── link_{depth - 1}  [joint_{depth - 1}: revolute -1..1]"
+
+
 # -- fk ----------------------------------------------------------------------------------------
 def parse_fk(out: str) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     poses = {}
@@ -183,6 +271,80 @@ def test_fk_matches_model(capsys: pytest.CaptureFixture[str]) -> None:
         rotation = robodesc.core.transforms.rpy_to_matrix(*rpy)
         assert rotation == pytest.approx(expected[name][:3, :3], abs=1e-5)
     assert re.search(r"xyz=\(-?\d+\.\d{6}, -?\d+\.\d{6}, -?\d+\.\d{6}\)", out)
+
+
+def test_fk_prints_model_order(clash: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for path in (ARM, clash):
+        model = robodesc.load(path)
+        code, out, _ = run(capsys, "fk", path)
+        assert code == 0
+        bodies_then_frames = list(model.bodies) + [f"frame:{n}" if n in model.bodies else n for n in model.frames]
+        assert list(parse_fk(out)) == bodies_then_frames
+        code, out, _ = run(capsys, "fk", path, "--json")
+        assert list(json.loads(out)) == bodies_then_frames
+
+
+def test_fk_frame_sharing_a_body_name(clash: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "fk", clash)
+    assert code == 0
+    poses = parse_fk(out)
+    assert poses["arm"][0] == pytest.approx([0, 0, 1])  # the body
+    assert poses["frame:arm"][0] == pytest.approx([0.5, 0, 1])  # the site of the same name
+    assert poses["tip"][0] == pytest.approx([1, 0, 1])
+    code, out, _ = run(capsys, "fk", clash, "--frame", "frame:arm", "--frame", "arm", "--frame", "frame:tip", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert list(data) == ["frame:arm", "arm", "tip"]
+    assert np.array(data["frame:arm"])[:3, 3] == pytest.approx([0.5, 0, 1])
+    assert np.array(data["arm"])[:3, 3] == pytest.approx([0, 0, 1])
+
+
+def test_fk_relative_to(clash: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    values = {"base_yaw": 0.4, "shoulder_pitch": -0.3, "elbow": 1.1}
+    sets = [a for name, value in values.items() for a in ("--set", f"{name}={value}")]
+    code, out, _ = run(capsys, "fk", ARM, *sets, "--relative-to", "forearm", "--json")
+    assert code == 0
+    data = json.loads(out)
+    world = robodesc.load(ARM).forward_kinematics(values)
+    assert np.array(data["forearm"]) == pytest.approx(np.eye(4), abs=1e-12)
+    for name in ("base", "camera", "left_finger"):
+        assert np.array(data[name]) == pytest.approx(np.linalg.inv(world["forearm"]) @ world[name], abs=1e-9)
+    # Relative to a frame, including one that shares a body's name.
+    code, out, _ = run(capsys, "fk", clash, "--relative-to", "frame:arm", "--frame", "tip", "--frame", "arm")
+    assert code == 0
+    poses = parse_fk(out)
+    assert poses["tip"][0] == pytest.approx([0.5, 0, 0])
+    assert poses["arm"][0] == pytest.approx([-0.5, 0, 0])
+
+
+def test_fk_relative_to_unknown_name(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "fk", ARM, "--relative-to", "forarm")
+    assert code == 1 and out == ""
+    assert_one_line_error(err, ARM)
+    assert "--relative-to 'forarm'" in err and "did you mean 'forearm'?" in err
+
+
+def test_fk_keyframe(clash: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "fk", clash, "--keyframe", "home", "--frame", "tip")
+    assert code == 0
+    xyz, rpy = parse_fk(out)["tip"]
+    assert xyz == pytest.approx([np.cos(0.5), np.sin(0.5), 1]) and rpy == pytest.approx([0, 0, 0.5])
+    # --set overrides the keyframe, whatever the order on the command line.
+    code, out, _ = run(capsys, "fk", clash, "--set", "hinge=0", "--keyframe", "home", "--frame", "tip")
+    assert code == 0
+    assert parse_fk(out)["tip"][0] == pytest.approx([1, 0, 1])
+
+
+def test_fk_unknown_keyframe(clash: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "fk", clash, "--keyframe", "hme")
+    assert code == 1 and out == ""
+    assert_one_line_error(err, clash)
+    assert "no keyframe named 'hme'" in err and "did you mean 'home'?" in err
+    assert "known keyframes: 'home', 'back'" in err
+    code, _, err = run(capsys, "fk", ARM, "--keyframe", "home")
+    assert code == 1
+    assert_one_line_error(err, ARM)
+    assert "no keyframe named 'home'" in err and "has none" in err
 
 
 def test_fk_default_is_reference(capsys: pytest.CaptureFixture[str]) -> None:
@@ -248,6 +410,129 @@ def test_fk_unknown_frame_is_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert "did you mean 'camera'" in err
 
 
+# -- check -------------------------------------------------------------------------------------
+def test_check_json_and_input_format(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "check", ARM, "--format", "urdf", "--json", "--search-path", ROOT)
+    assert code == 0 and err == ""
+    payload = json.loads(out)
+    assert payload["files"][0]["loaded"] is True
+    assert payload["summary"] == {"files": 1, "failed": 0, "errors": 0, "warnings": 3, "infos": 0}
+    # --format names the input: read as MJCF, the arm is not a valid file.
+    code, out, _ = run(capsys, "check", ARM, "--format", "mjcf", "--json")
+    assert code == 1
+    (found,) = json.loads(out)["files"][0]["diagnostics"]
+    assert found["code"] == "missing-root" and "MJCF" in found["message"]
+    assert found["suggestion"] == "is this the right format? use --format NAME to choose another"
+
+
+def test_check_old_spellings_still_work_with_a_warning(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "check", "--format", "json", ARM)
+    assert code == 0
+    assert json.loads(out)["summary"]["warnings"] == 3
+    assert "warning: 'check --format json' is deprecated" in err and "--json" in err
+    path = tmp_path / "robot.txt"
+    path.write_text(ARM.read_text())
+    code, out, err = run(capsys, "check", "--input-format", "urdf", path)
+    assert code == 0
+    assert "--input-format is deprecated; use --format NAME" in err
+
+
+# -- broken pipes ------------------------------------------------------------------------------
+def big_urdf(count: int, chain: bool = False) -> str:
+    """A URDF with `count` links: a chain, or a binary tree (link i hangs below link (i-1)//2)."""
+    parts = ['<robot name="big">', '<link name="link_0"/>']
+    for i in range(1, count):
+        parent = i - 1 if chain else (i - 1) // 2
+        parts.append(
+            f'<link name="link_{i}"/><joint name="joint_{i}" type="revolute"><parent link="link_{parent}"/>'
+            f'<child link="link_{i}"/><origin xyz="0 0 0.1"/><axis xyz="0 0 1"/>'
+            '<limit lower="-1" upper="1" effort="1" velocity="1"/></joint>'
+        )
+    parts.append("</robot>")
+    return "\n".join(parts)
+
+
+@pytest.fixture(scope="module")
+def big(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("big") / "big.urdf"
+    path.write_text(big_urdf(5000))
+    return path
+
+
+# Python as a shell starts it: buffered output (with PYTHONUNBUFFERED, argparse itself swallows a
+# broken pipe while printing --help, and `robodesc --help` into a closed pipe ends with status 0).
+BUFFERED = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+
+
+def assert_quiet_end(err: str) -> None:
+    assert "Traceback" not in err and "Exception ignored" not in err and "BrokenPipe" not in err, err
+
+
+@pytest.mark.parametrize(
+    "command, first",
+    [("tree", "link_0"), ("info", "model:"), ("fk", "link_0"), ("check", str)],
+)
+def test_output_into_head(big: Path, command: str, first: object) -> None:
+    """`robodesc COMMAND big.urdf | head -1`: one line, no traceback, status 141."""
+    with tempfile.TemporaryFile() as errors:
+        producer = subprocess.Popen(
+            [sys.executable, "-m", "robodesc", command, str(big)],
+            cwd=ROOT,
+            env=BUFFERED,
+            stdout=subprocess.PIPE,
+            stderr=errors,
+        )
+        assert producer.stdout is not None
+        line = producer.stdout.readline().decode()
+        producer.stdout.close()  # the reader goes away with hundreds of kilobytes still to come
+        status = producer.wait(timeout=120)
+        errors.seek(0)
+        err = errors.read().decode()
+    assert line.startswith(str(big) if first is str else str(first)), line
+    assert_quiet_end(err)
+    assert status == EXIT_BROKEN_PIPE == 141
+
+
+@pytest.mark.parametrize(
+    "argv", [["formats"], ["--help"], ["info", str(ARM)], ["check", str(ARM), "--json"], ["fk", str(ARM)]]
+)
+def test_output_into_a_closed_pipe(argv: list[str]) -> None:
+    """Even a short output meets a closed pipe when its reader is gone before it is written."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "robodesc", *argv],
+            cwd=ROOT,
+            env=BUFFERED,
+            stdout=write,
+            stderr=subprocess.PIPE,
+            timeout=120,
+        )
+    finally:
+        os.close(write)
+    assert_quiet_end(result.stderr.decode())
+    assert result.returncode == EXIT_BROKEN_PIPE
+
+
+def test_errors_into_a_closed_pipe(tmp_path: Path) -> None:
+    """`2>&1 | head` with the reader gone: the error line cannot be written either; still no noise."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "robodesc", "info", str(tmp_path / "missing.urdf")],
+            cwd=ROOT,
+            env=BUFFERED,
+            stdout=write,
+            stderr=write,
+            timeout=120,
+        )
+    finally:
+        os.close(write)
+    assert result.returncode == EXIT_BROKEN_PIPE
+
+
 # -- formats -----------------------------------------------------------------------------------
 def test_formats(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "formats")
@@ -303,6 +588,53 @@ def test_unknown_format(capsys: pytest.CaptureFixture[str]) -> None:
     assert "unknown format 'nosuch'" in err
 
 
+@pytest.mark.parametrize(
+    "library, cli",
+    [
+        ("pass format=... (one of mjcf, sdf, urdf)", "use --format NAME (one of mjcf, sdf, urdf)"),
+        (
+            "is this the right format? pass format=... to choose another",
+            "is this the right format? use --format NAME to choose another",
+        ),
+        ("pass format='urdf'", "use --format urdf"),
+        ("pass search_paths=[...] or set ROS_PACKAGE_PATH", "use --search-path DIR or set ROS_PACKAGE_PATH"),
+        ("give search_paths=['models/'] to load()", "give --search-path DIR to load()"),
+        ('use rotation_format="euler_rpy" (6 values)', 'use rotation_format="euler_rpy" (6 values)'),
+        ("did you mean 'elbow'?", "did you mean 'elbow'?"),
+    ],
+)
+def test_cli_wording(library: str, cli: str) -> None:
+    assert cli_wording(library) == cli
+
+
+def test_errors_name_cli_flags(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    unknown = tmp_path / "robot.txt"
+    unknown.write_text("<robot-ish/>")
+    code, _, err = run(capsys, "info", unknown)
+    assert code == 1
+    assert_one_line_error(err, unknown)
+    assert "use --format NAME (one of " in err and "format=" not in err
+    world = tmp_path / "world.sdf"
+    world.write_text('<sdf version="1.9"><world name="w"><include><uri>model://nowhere</uri></include></world></sdf>')
+    code, _, err = run(capsys, "tree", world)
+    assert code == 1
+    assert_one_line_error(err, world)
+    assert "--search-path DIR" in err and "search_paths" not in err
+
+
+def test_findings_name_cli_flags(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "mesh.urdf"
+    path.write_text(
+        '<robot name="r"><link name="a"><visual><geometry><mesh filename="package://nopkg/m.stl"/></geometry>'
+        "</visual></link></robot>"
+    )
+    assert "search_paths=" in str(robodesc.check(path).diagnostics)
+    for argv in (["check", path], ["check", path, "--json"], ["info", path], ["info", path, "--json"]):
+        code, out, _ = run(capsys, *argv)
+        assert "mesh-not-found" in out
+        assert "--search-path DIR" in out and "search_paths" not in out, argv
+
+
 @pytest.mark.parametrize("argv", [[], ["frobnicate"], ["info"], ["fk", str(ARM), "--bogus"]])
 def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
     with pytest.raises(SystemExit) as exc:
@@ -312,7 +644,7 @@ def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str], argv: list[str]
 
 
 @pytest.mark.parametrize(
-    "argv", [["--help"], ["info", "--help"], ["tree", "--help"], ["fk", "-h"], ["formats", "--help"]]
+    "argv", [["--help"], ["info", "--help"], ["tree", "--help"], ["fk", "-h"], ["check", "-h"], ["formats", "--help"]]
 )
 def test_help_exits_0(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
     with pytest.raises(SystemExit) as exc:
