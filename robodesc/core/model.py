@@ -16,7 +16,7 @@ How poses fit together, for every format alike:
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence, Sized
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Any
@@ -25,7 +25,7 @@ import numpy as np
 
 from .diagnostics import Diagnostic, Severity
 from .errors import Location, UnresolvedReference, did_you_mean
-from .geometry import Material, Shape
+from .geometry import Material, Record, Shape, brief
 from .transforms import IDENTITY, invert_pose
 
 if TYPE_CHECKING:
@@ -65,8 +65,8 @@ JOINT_DOF: dict[JointType, int] = {
 }
 
 
-@dataclass
-class Inertial:
+@dataclass(eq=False, repr=False)
+class Inertial(Record):
     """Mass, centre of mass (body frame) and the 3x3 inertia about the COM in body axes."""
 
     mass: float
@@ -74,8 +74,8 @@ class Inertial:
     inertia: np.ndarray = field(default_factory=lambda: np.zeros((3, 3)))
 
 
-@dataclass
-class Limits:
+@dataclass(eq=False, repr=False)
+class Limits(Record):
     """Position and actuation limits of one axis. None means unlimited (or not given)."""
 
     lower: float | None = None
@@ -84,8 +84,8 @@ class Limits:
     effort: float | None = None
 
 
-@dataclass
-class Dynamics:
+@dataclass(eq=False, repr=False)
+class Dynamics(Record):
     damping: float = 0.0
     friction: float = 0.0
     spring_stiffness: float = 0.0
@@ -93,8 +93,8 @@ class Dynamics:
     armature: float = 0.0
 
 
-@dataclass
-class Mimic:
+@dataclass(eq=False, repr=False)
+class Mimic(Record):
     """This joint follows `joint`: value = multiplier * value(joint) + offset."""
 
     joint: str
@@ -102,8 +102,8 @@ class Mimic:
     offset: float = 0.0
 
 
-@dataclass
-class Extra:
+@dataclass(eq=False, repr=False)
+class Extra(Record):
     """Something a reader kept but does not model, with where it came from.
 
     `owner` is the body, joint or (SDF) nested model it was found in (None for the model level). `source` is the XML
@@ -112,7 +112,7 @@ class Extra:
     """
 
     tag: str
-    source: Any = field(repr=False)
+    source: Any = field(repr=False, compare=False)  # compared as `xml`, rendered or not
     location: Location = Location()
     owner: str | None = None
     attributes: dict[str, str] = field(default_factory=dict)
@@ -124,9 +124,12 @@ class Extra:
             self.source = self.source()
         return self.source
 
+    def _compared(self) -> list[Any]:
+        return [*super()._compared(), self.xml]
 
-@dataclass
-class Joint:
+
+@dataclass(eq=False, repr=False)
+class Joint(Record):
     name: str
     type: JointType
     parent: str
@@ -153,8 +156,8 @@ class Joint:
         return self.dof > 0 and self.mimic is None
 
 
-@dataclass
-class Body:
+@dataclass(eq=False, repr=False)
+class Body(Record):
     name: str
     parent: str | None = None
     joints: tuple[str, ...] = ()  # joints from the parent, applied in this order
@@ -166,8 +169,8 @@ class Body:
     extras: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass
-class Frame:
+@dataclass(eq=False, repr=False)
+class Frame(Record):
     """A named frame rigidly attached to a body (SDF <frame>, MJCF <site>, ...)."""
 
     name: str
@@ -177,8 +180,8 @@ class Frame:
     extras: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass
-class Actuator:
+@dataclass(eq=False, repr=False)
+class Actuator(Record):
     """Something that drives the model: its transmission target and gear.
 
     `joint` is set when the actuator drives a joint (MJCF `joint=`, a URDF transmission); other
@@ -195,8 +198,8 @@ class Actuator:
     extras: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass
-class Constraint:
+@dataclass(eq=False, repr=False)
+class Constraint(Record):
     """A kinematic coupling the tree does not express: an MJCF equality, an SDF gearbox, ...
 
     For a joint coupling (`kind == "joint"`), `elements` are (joint1, joint2) and
@@ -211,8 +214,8 @@ class Constraint:
     extras: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass
-class Model:
+@dataclass(eq=False, repr=False)
+class Model(Record):
     """A loaded description: bodies (parents before children, root first), joints, frames.
 
     Kinematics are compiled on first use and cached; call `rebuild_kinematics()` after
@@ -232,6 +235,28 @@ class Model:
     format: str | None = None
     source: str | None = None
     _kinematics: Kinematics | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __repr__(self) -> str:
+        """One line, however large the model: name, format, source, root and how many of each."""
+        parts = [f"name={brief(self.name)}"]
+        if self.format is not None:
+            parts.append(f"format={brief(self.format)}")
+        if self.source is not None:
+            parts.append(f"source={brief(self.source)}")
+        root = next(iter(self.bodies), None)
+        parts.append(f"root={brief(root)}")
+        counts: list[tuple[str, Sized]] = [("bodies", self.bodies), ("joints", self.joints), ("frames", self.frames)]
+        optional: list[tuple[str, Sized]] = [
+            ("materials", self.materials),
+            ("actuators", self.actuators),
+            ("constraints", self.constraints),
+            ("configurations", self.configurations),
+            ("extras", self.extras),
+            ("diagnostics", self.diagnostics),
+        ]
+        counts += [(label, items) for label, items in optional if items]  # only those the model has
+        parts += [f"{label}={len(items)}" for label, items in counts]
+        return f"Model({', '.join(parts)})"
 
     # -- structure ---------------------------------------------------------------------------
     @property
