@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any, BinaryIO, Union
 
 from .core import (
     Actuator,
@@ -50,13 +50,17 @@ from .core.errors import (
     CyclicPoseReference,
     DuplicateName,
     FormatError,
+    InvalidArgument,
     InvalidTree,
     InvalidValue,
     MalformedPose,
     MalformedValue,
     MissingAttribute,
+    MissingDependency,
     MissingRootElement,
+    PluginCrash,
     PluginError,
+    ReaderCrash,
     ReservedName,
     ResourceNotFound,
     RobodescError,
@@ -67,23 +71,38 @@ from .core.errors import (
     UnsupportedVersion,
     XMLSyntaxError,
 )
-from .plugins import FormatSpec, PluginWarning, default_registry, hookimpl
+from .plugins import FormatSpec, PluginInfo, PluginWarning, default_registry, hookimpl
 
-# The subpackage `robodesc.formats` is imported here, before the function `formats()` below takes
-# its name: importing a submodule later (as loading a built-in format does) would otherwise
-# rebind `robodesc.formats` to the package and shadow the function.
-from . import formats as _formats_package  # noqa: F401, E402  isort: skip
+if TYPE_CHECKING:
+
+    def formats() -> list[FormatSpec]:
+        """The registered formats: name, extensions, can_read / can_write, and the plugin providing each."""
+        ...
+
+else:
+    # `robodesc.formats` is both the package of the built-in formats (`import robodesc.formats.urdf`)
+    # and, being a callable module, the function listing the registered formats (`robodesc.formats()`).
+    from . import formats
 
 __version__ = "0.1.0"
 
+Source = Union[str, "os.PathLike[str]", BinaryIO]
 
-def load(path: str | os.PathLike, format: str | None = None, search_paths: Iterable[str | os.PathLike] = ()) -> Model:
-    """Load a description file. The format comes from `format`, else the extension, else the content.
 
-    `search_paths` are extra roots for `package://NAME`, `model://NAME` and includes.
-    Raises a `RobodescError` subclass (and nothing else) when the file cannot be loaded.
+def load(
+    path: Source,
+    format: str | None = None,
+    search_paths: Iterable[str | os.PathLike] = (),
+    disable_plugins: Iterable[str] = (),
+) -> Model:
+    """Load a description from a path, a `pathlib.Path` or a binary file object.
+
+    The format comes from `format`, else the extension, else the content (docs/plugins.md has the
+    exact rule). `search_paths` are extra roots for `package://NAME`, `model://NAME` and includes;
+    `disable_plugins` leaves the named plugins out of this load. Raises a `RobodescError` subclass
+    (and nothing else) when the file cannot be loaded; a `PluginCrash` when a plugin has a bug.
     """
-    return default_registry().load(path, format=format, search_paths=[os.fspath(p) for p in search_paths])
+    return default_registry().load(path, format=format, search_paths=search_paths, disable_plugins=disable_plugins)
 
 
 def loads(
@@ -91,10 +110,11 @@ def loads(
     format: str | None = None,
     base_dir: str | os.PathLike | None = None,
     search_paths: Iterable[str | os.PathLike] = (),
+    disable_plugins: Iterable[str] = (),
 ) -> Model:
     """Load a description from text; relative URIs resolve against `base_dir` (default: cwd)."""
     return default_registry().loads(
-        text, format=format, base_dir=base_dir, search_paths=[os.fspath(p) for p in search_paths]
+        text, format=format, base_dir=base_dir, search_paths=search_paths, disable_plugins=disable_plugins
     )
 
 
@@ -113,7 +133,7 @@ def dump(model: Model, path: str | os.PathLike, format: str | None = None) -> No
         ]
         if not matches:
             raise FormatError(
-                f"no installed format writes files like {os.fspath(path)!r}", suggestion="pass format=..."
+                f"no installed format writes files like {os.fspath(path)!r}", suggestion="pass format=NAME"
             )
         format = matches[0]
     text = registry.dumps(model, format)
@@ -122,25 +142,27 @@ def dump(model: Model, path: str | os.PathLike, format: str | None = None) -> No
 
 
 def check(
-    target: str | os.PathLike | Model,
+    target: Source | Model,
     strict: bool = False,
     format: str | None = None,
     search_paths: Iterable[str | os.PathLike] = (),
+    disable_plugins: Iterable[str] = (),
 ) -> CheckReport:
     """Check a file (or an already loaded model) and return every finding at once.
 
-    The report holds the reader's diagnostics, robodesc's format-neutral checks and those of
-    plugins (`robodesc_checks`); a file that cannot be loaded gives a report with its error.
-    `report.failed` is true on any error, or on any warning when `strict` is set.
+    The report holds the reader's diagnostics, robodesc's format-neutral checks, what compiling
+    the kinematic tree finds, and plugins' checks (`robodesc_checks`); a file that cannot be
+    loaded gives a report with its error. `report.failed` is true on any error, or on any warning
+    when `strict` is set. A plugin that crashes raises its `PluginCrash`.
     """
     return default_registry().check(
-        target, strict=strict, format=format, search_paths=[os.fspath(p) for p in search_paths]
+        target, strict=strict, format=format, search_paths=search_paths, disable_plugins=disable_plugins
     )
 
 
-def formats() -> list[FormatSpec]:
-    """The registered formats: name, extensions, can_read / can_write, and the plugin providing each."""
-    return list(default_registry().formats().values())
+def list_plugins() -> list[PluginInfo]:
+    """Every plugin robodesc knows of (loaded, failed or disabled), with what each provides."""
+    return default_registry().plugins()
 
 
 def register_plugin(plugin: Any, name: str | None = None) -> str:
@@ -157,6 +179,7 @@ __all__ = [
     "Body",
     "Box",
     "Capsule",
+    "CheckReport",
     "Constraint",
     "ConfigurationError",
     "CyclicAttachment",
@@ -174,6 +197,7 @@ __all__ = [
     "Geometry",
     "Heightfield",
     "Inertial",
+    "InvalidArgument",
     "InvalidTree",
     "InvalidValue",
     "Joint",
@@ -188,12 +212,16 @@ __all__ = [
     "Mesh",
     "Mimic",
     "MissingAttribute",
+    "MissingDependency",
     "MissingRootElement",
     "Model",
     "Plane",
+    "PluginCrash",
     "PluginError",
+    "PluginInfo",
     "PluginWarning",
     "Poses",
+    "ReaderCrash",
     "ReservedName",
     "ResourceNotFound",
     "RobodescError",
@@ -211,6 +239,7 @@ __all__ = [
     "dumps",
     "formats",
     "hookimpl",
+    "list_plugins",
     "load",
     "loads",
     "register_plugin",

@@ -257,7 +257,7 @@ def test_loading_by_extension_names_the_conflicting_plugins(register, tmp_path):
     register(_format_plugin("clash"), "clash-two")
     path = tmp_path / "robot.clash"
     path.write_text("<links/>")
-    with pytest.raises(robodesc.FormatError) as info:
+    with pytest.raises(PluginError) as info:
         robodesc.load(path)
     assert "clash-one" in str(info.value) and "clash-two" in str(info.value)
 
@@ -275,12 +275,14 @@ def test_two_plugins_claiming_one_format(register):
     assert robodesc.loads(URDF, format="urdf").name == "r"
 
 
-def test_a_plugin_claiming_urdf_breaks_only_urdf(register):
-    register(_format_plugin("urdf"), "impostor")
-    register(_format_plugin("solo"), "solo-plugin")
-    with pytest.raises(PluginError) as info:
-        robodesc.loads(URDF, format="urdf")
-    assert "impostor" in str(info.value) and "'urdf'" in str(info.value)
+def test_a_plugin_offering_format_urdf_cannot_take_it_from_robodesc(register):
+    with pytest.warns(PluginWarning, match="impostor.*'urdf'"):
+        register(_format_plugin("urdf"), "impostor")
+        register(_format_plugin("solo"), "solo-plugin")
+        model = robodesc.loads(URDF, format="urdf")
+    assert model.name == "r" and model.format == "urdf"
+    assert default_registry().formats()["urdf"].plugin == "urdf"
+    assert default_registry().table().conflicts["urdf"] == ["urdf", "impostor"]
     assert robodesc.loads(LINKS_MAGIC + b"\nz\n", format="solo").name == "chain"
 
 
@@ -291,24 +293,26 @@ def test_a_plugin_whose_formats_hook_raises_does_not_break_the_others():
         formats = registry.formats()
     assert "urdf" in formats
     assert "never" not in formats
-    assert "crashy" in registry.broken
+    assert "RuntimeError: plugin bug" in registry.problems["crashy"][0]
     assert registry.loads(URDF, format="urdf").name == "r"
     with pytest.raises(FormatError) as info:
         registry.loads(b"x", format="never")
     assert "crashy" in str(info.value)  # the error names the plugin that failed to load
 
 
-def test_reader_raising_a_foreign_exception_becomes_plugin_error(register):
+@pytest.mark.plugin_crash
+def test_reader_raising_a_foreign_exception_is_a_reader_crash(register):
     def bad_read(data, context):
         raise ValueError("cannot parse that")
 
     register(_format_plugin("badread", read=bad_read), "bad-reader")
-    with pytest.raises(PluginError) as info:
+    with pytest.raises(robodesc.ReaderCrash) as info:
         robodesc.loads(b"x", format="badread")
     message = str(info.value)
     assert "bad-reader" in message
     assert "ValueError" in message and "cannot parse that" in message
-    assert isinstance(info.value.__cause__, ValueError)
+    assert isinstance(info.value.original, ValueError) and info.value.__cause__ is info.value.original
+    assert info.value.plugin == "bad-reader"
 
 
 def test_reader_raising_a_robodesc_error_passes_it_through(register):
@@ -326,15 +330,18 @@ def test_reader_returning_none_is_a_plugin_error(register):
         robodesc.loads(b"x", format="nonefmt")
 
 
-def test_model_loaded_hook_failure_is_a_plugin_error(register):
+@pytest.mark.plugin_crash
+def test_model_loaded_hook_failure_is_a_crash_of_that_plugin(register):
     class Broken:
         @hookimpl
         def robodesc_model_loaded(self, model, context):
             raise KeyError("oops")
 
     register(Broken(), "broken-post")
-    with pytest.raises(PluginError):
+    with pytest.raises(robodesc.PluginCrash) as info:
         robodesc.loads(URDF, format="urdf")
+    assert info.value.plugin == "broken-post" and info.value.hook == "robodesc_model_loaded"
+    assert not isinstance(info.value, robodesc.ReaderCrash)
 
 
 def test_broken_entry_point_is_reported_and_the_others_load(monkeypatch):
@@ -357,8 +364,9 @@ def test_broken_entry_point_is_reported_and_the_others_load(monkeypatch):
     registry = Registry()
     with pytest.warns(PluginWarning, match="broken_plugin"):
         formats = registry.formats()
-    assert "broken_plugin" in registry.broken
-    assert "ImportError" in registry.broken["broken_plugin"]
+    (problem,) = registry.problems["broken_plugin"]
+    assert "ImportError" in problem
+    assert {p.name: p.status for p in registry.plugins()}["broken_plugin"] == "failed"
     assert "urdf" in formats
     assert registry.loads(URDF, format="urdf").name == "r"
     # the failure is named when a user asks for a format that is not there

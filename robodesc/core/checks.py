@@ -264,20 +264,8 @@ def _shapes(model: Model) -> Iterator[Diagnostic]:
                     )
 
 
-def _frames(model: Model) -> Iterator[Diagnostic]:
-    for frame in model.frames.values():
-        if frame.body not in model.bodies:
-            yield Diagnostic(
-                Severity.ERROR,
-                "frame-detached",
-                f"frame {frame.name!r} is attached to {frame.body!r}, which is not a body of the model",
-                frame.location,
-                "attach it to an existing body",
-            )
-
-
 #: The format-neutral checks, in the order they run.
-CHECKS: tuple[Callable[[Model], Iterable[Diagnostic]], ...] = (_non_finite, _inertials, _joints, _shapes, _frames)
+CHECKS: tuple[Callable[[Model], Iterable[Diagnostic]], ...] = (_non_finite, _inertials, _joints, _shapes)
 
 
 def check_model(model: Model) -> list[Diagnostic]:

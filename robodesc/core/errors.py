@@ -179,6 +179,16 @@ class MissingDependency(RobodescError):
         super().__init__(message, **kwargs)
 
 
+class InvalidArgument(RobodescError, TypeError):
+    """A Python call was given an argument of the wrong kind (a number where a path belongs, ...).
+
+    Also a `TypeError`, which is what such a mistake is in Python; still a `RobodescError`, so
+    `except RobodescError` around robodesc calls catches everything robodesc raises.
+    """
+
+    code = "invalid-argument"
+
+
 class XMLSyntaxError(RobodescError):
     """The file is not well-formed XML."""
 

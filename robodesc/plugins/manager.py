@@ -1,16 +1,24 @@
-"""The plugin manager: entry-point loading, the format registry, and the load/dump entry points.
+"""The plugin manager: entry points, the guards around every hook, and the load/check/dump entry points.
 
-Entry points of the `robodesc` group are loaded once, lazily, each on its own: a plugin that fails
-to import is recorded (and named in errors and in `robodesc formats`) but does not stop the
-others. Two plugins providing the same format name make that one name unusable, with an error
-naming both plugins.
+Entry points of the `robodesc` group are loaded once, lazily, each on its own, robodesc's own
+first and then the others by name, so nothing depends on install order. A plugin that fails to
+import, or whose hooks return something robodesc cannot use, is recorded against its name (see
+`plugins()`), warned about once and left out; every other plugin keeps working.
+
+Hooks are called through pluggy (`pm.hook.<name>`), so `tryfirst`, `trylast` and `wrapper=True`
+implementations behave as pluggy documents. Each implementation is guarded where it is
+registered: a foreign exception it raises becomes a `PluginCrash` naming that plugin and hook
+(never a clean "bad input" error and never blamed on somebody else), and what it returns is
+checked before anyone uses it.
 """
 
 from __future__ import annotations
 
 import os
+import threading
 import warnings
-from collections.abc import Iterable
+from collections.abc import Callable, Generator, Iterable
+from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
@@ -18,168 +26,362 @@ from typing import Any
 import pluggy
 
 from ..core.checks import CheckReport, check_model, deduplicated, error_diagnostic
-from ..core.diagnostics import Diagnostic, Severity
-from ..core.errors import FormatError, Location, PluginError, ResourceNotFound, RobodescError, did_you_mean
+from ..core.diagnostics import Diagnostic
+from ..core.errors import (
+    FormatError,
+    InvalidArgument,
+    Location,
+    PluginCrash,
+    PluginError,
+    ReaderCrash,
+    ResourceNotFound,
+    RobodescError,
+    did_you_mean,
+)
 from ..core.model import Model
 from ..core.resources import LoadContext
+from ..core.validation import validate_structure
 from . import hookspecs
-from .spec import FormatSpec
+from .lookup import FormatTable
+from .spec import FormatSpec, checked_specs
 
 ENTRY_POINT_GROUP = "robodesc"
+#: Plugins to leave out, comma-separated entry-point or distribution names; never imported.
+DISABLE_VARIABLE = "ROBODESC_DISABLE_PLUGINS"
 _SNIFF_BYTES = 4096
+_BUILTIN_DISTRIBUTION = "robodesc"
 
 
 class PluginWarning(UserWarning):
-    """A plugin could not be loaded; the other formats still work."""
+    """A plugin failed, returned something unusable, or lost a conflict; the other formats still work."""
+
+
+@dataclass
+class PluginInfo:
+    """One plugin as `robodesc plugins` shows it.
+
+    `status` is "active", "failed" (could not be loaded: `problems` says why) or "disabled".
+    `problems` also lists what an active plugin did wrong (an invalid format, a crashed sniffer).
+    """
+
+    name: str
+    status: str = "active"
+    distribution: str | None = None
+    version: str | None = None
+    target: str | None = None  # the entry point's object, e.g. "robodesc.formats.urdf"
+    builtin: bool = False
+    hooks: list[str] = field(default_factory=list)
+    formats: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def resolves_uris(self) -> bool:
+        return "robodesc_resolve_uri" in self.hooks
+
+    @property
+    def checks(self) -> bool:
+        return "robodesc_checks" in self.hooks
+
+
+def disabled_by_environment() -> set[str]:
+    """The plugin names listed in ROBODESC_DISABLE_PLUGINS."""
+    return {name.strip() for name in os.environ.get(DISABLE_VARIABLE, "").split(",") if name.strip()}
 
 
 class Registry:
-    """One plugin manager and the formats its plugins provide."""
+    """One plugin manager, the plugins it knows and the formats they provide.
 
-    def __init__(self, load_entry_points: bool = True) -> None:
+    `disabled` names plugins (entry-point or distribution names) that are never loaded; by
+    default those of ROBODESC_DISABLE_PLUGINS. Loading, checking and writing take
+    `disable_plugins=` to leave plugins out of one call.
+    """
+
+    def __init__(self, load_entry_points: bool = True, disabled: Iterable[str] | None = None) -> None:
         self.pm = pluggy.PluginManager("robodesc")
         self.pm.add_hookspecs(hookspecs)
+        self.disabled: set[str] = set(disabled) if disabled is not None else disabled_by_environment()
         self._load_entry_points = load_entry_points
         self._entry_points_loaded = False
-        self._formats: dict[str, FormatSpec] | None = None
-        self.conflicts: dict[str, list[str]] = {}
-        self.broken: dict[str, str] = {}  # plugin name -> what went wrong
+        self._lock = threading.RLock()  # the first use may come from several threads at once
+        self._info: dict[str, PluginInfo] = {}
+        self._tables: dict[frozenset[str], FormatTable] = {}
 
-    # -- plugins -------------------------------------------------------------------------
+    # -- plugins -------------------------------------------------------------------------------
     def _ensure_entry_points(self) -> None:
         if self._entry_points_loaded or not self._load_entry_points:
             return
-        self._entry_points_loaded = True
-        for ep in entry_points(group=ENTRY_POINT_GROUP):
-            if self.pm.has_plugin(ep.name):
-                continue
-            try:
-                self.pm.register(ep.load(), name=ep.name)
-            except Exception as exc:  # a third party's import error must not take us down
-                self._record_broken(ep.name, f"cannot be loaded ({ep.value}): {type(exc).__name__}: {exc}")
+        with self._lock:
+            if self._entry_points_loaded:
+                return
+            found = [(_entry_point_info(ep), ep) for ep in entry_points(group=ENTRY_POINT_GROUP)]
+            for info, ep in sorted(found, key=lambda pair: (not pair[0].builtin, pair[0].name)):
+                self._load_entry_point(info, ep)
+            self._entry_points_loaded = True  # only now: other threads wait on the lock until here
 
-    def _record_broken(self, plugin: str, why: str) -> None:
-        self.broken[plugin] = why
-        warnings.warn(f"robodesc plugin {plugin!r} {why}", PluginWarning, stacklevel=4)
+    def _load_entry_point(self, info: PluginInfo, ep: Any) -> None:
+        known = self._info.get(info.name)
+        if known is not None:
+            if (known.distribution, known.target) != (info.distribution, info.target):
+                self._report(
+                    info.name,
+                    f"the entry point of {info.distribution or '?'} ({info.target}) was not loaded: the name is "
+                    f"taken by {known.distribution or 'a plugin registered at run time'} ({known.target})",
+                )
+            return
+        if self._is_disabled(info):
+            info.status = "disabled"
+            self._info[info.name] = info
+            self.pm.set_blocked(info.name)
+            return
+        try:
+            plugin = ep.load()
+            self._register(plugin, info)
+        except Exception as exc:  # a third party's import error must not take the others down
+            info.status = "failed"
+            self._info[info.name] = info
+            self._report(info.name, f"cannot be loaded ({info.target}): {type(exc).__name__}: {exc}")
+
+    def _is_disabled(self, info: PluginInfo) -> bool:
+        return info.name in self.disabled or (info.distribution is not None and info.distribution in self.disabled)
 
     def register(self, plugin: Any, name: str | None = None) -> str:
+        """Register a plugin object or module at run time; returns the name it is known by."""
         self._ensure_entry_points()
+        with self._lock:
+            info = PluginInfo(name=name or "", target=getattr(plugin, "__name__", None) or type(plugin).__name__)
+            if name is not None and (name in self.disabled or self.pm.is_blocked(name)):
+                raise PluginError(
+                    f"plugin {name!r} is disabled",
+                    plugin=name,
+                    suggestion=f"remove it from {DISABLE_VARIABLE}, or register it under another name",
+                )
+            return self._register(plugin, info)
+
+    def _register(self, plugin: Any, info: PluginInfo) -> str:
+        label = info.name or repr(plugin)
         try:
-            registered = self.pm.register(plugin, name=name)
+            name = self.pm.register(plugin, name=info.name or None)
         except ValueError:  # pluggy: the name or the object is registered already
             raise PluginError(
-                f"cannot register plugin {name or plugin!r}: that name or object is registered already",
+                f"cannot register plugin {label}: that name or object is registered already",
+                plugin=info.name or None,
                 suggestion="give the plugin a unique name, or unregister the old one first",
             ) from None
         except pluggy.PluginValidationError as exc:
-            raise PluginError(f"plugin {name or plugin!r} is invalid: {exc}") from None
-        self._formats = None
-        return registered
+            raise PluginError(f"plugin {label} is invalid: {exc}", plugin=info.name or None) from None
+        if name is None:
+            raise PluginError(f"plugin {label} is disabled", plugin=info.name)
+        info.name = name
+        for caller in self.pm.get_hookcallers(plugin) or ():
+            info.hooks.append(caller.name)
+            for impl in caller.get_hookimpls():
+                if impl.plugin is plugin:
+                    impl.function = self._guard(impl, caller.name)
+        self._info[name] = info
+        self._tables.clear()
+        return name
 
     def unregister(self, name: str) -> None:
-        self.pm.unregister(name=name)
-        self._formats = None
+        with self._lock:
+            if self.pm.get_plugin(name) is None:
+                raise PluginError(
+                    f"no plugin named {name!r} is registered",
+                    plugin=name,
+                    suggestion=did_you_mean(name, [n for n, _ in self.pm.list_name_plugin()]) or "see `robodesc plugins`",
+                )
+            self.pm.unregister(name=name)
+            self._info.pop(name, None)
+            self._tables.clear()
 
-    # -- formats -------------------------------------------------------------------------
-    def formats(self) -> dict[str, FormatSpec]:
-        if self._formats is not None:
-            return self._formats
-        self._ensure_entry_points()
-        found: dict[str, FormatSpec] = {}
-        self.conflicts = {}
-        for impl in reversed(self.pm.hook.robodesc_formats.get_hookimpls()):
+    def disable(self, name: str) -> None:
+        """Leave plugin `name` (an entry-point or distribution name) out from now on, without uninstalling it."""
+        with self._lock:
+            self.disabled.add(name)
+            for info in list(self._info.values()):
+                if info.status != "disabled" and self._is_disabled(info):
+                    if self.pm.get_plugin(info.name) is not None:
+                        self.pm.unregister(name=info.name)
+                    info.status = "disabled"
+                    self.pm.set_blocked(info.name)
+            self._tables.clear()
+
+    def plugins(self) -> list[PluginInfo]:
+        """Every plugin robodesc knows of: loaded, failed or disabled, with what each provides."""
+        self.formats()  # runs every robodesc_formats hook, so the plugins' problems are known
+        return [self._info[name] for name in sorted(self._info, key=lambda n: (not self._info[n].builtin, n))]
+
+    @property
+    def problems(self) -> dict[str, list[str]]:
+        """Plugin name -> what went wrong with it (failed imports, invalid results, crashed sniffers)."""
+        return {name: info.problems for name, info in self._info.items() if info.problems}
+
+    def _report(self, plugin: str, problem: str) -> None:
+        """Record a plugin's problem and warn about it once."""
+        info = self._info.setdefault(plugin, PluginInfo(name=plugin))
+        if problem not in info.problems:
+            info.problems.append(problem)
+            warnings.warn(f"robodesc plugin {plugin!r} {problem}", PluginWarning, stacklevel=2)
+
+    # -- guarding hook implementations ---------------------------------------------------------
+    def _guard(self, impl: Any, hook: str) -> Callable[..., Any]:
+        """`impl.function` wrapped so that a foreign exception becomes a `PluginCrash` of its plugin and
+        what it returns is checked. pluggy calls it exactly as it would call the original."""
+        function, plugin = impl.function, impl.plugin_name
+
+        if impl.wrapper or impl.hookwrapper:
+
+            def guarded_wrapper(*args: Any) -> Generator[Any, Any, Any]:
+                try:
+                    return (yield from function(*args))
+                except RobodescError:
+                    raise
+                except Exception as exc:
+                    raise self._crash(plugin, hook, exc) from exc
+
+            return guarded_wrapper
+
+        check_result = _RESULT_CHECKS.get(hook)
+
+        def guarded(*args: Any) -> Any:
             try:
-                specs = list(impl.function() or ())
+                result = function(*args)
             except Exception as exc:
-                self._record_broken(impl.plugin_name, f"failed in robodesc_formats: {type(exc).__name__}: {exc}")
-                continue
-            for spec in specs:
-                spec.plugin = impl.plugin_name
-                if spec.name in found or spec.name in self.conflicts:
-                    self.conflicts.setdefault(spec.name, [found.pop(spec.name).plugin] if spec.name in found else [])
-                    self.conflicts[spec.name].append(spec.plugin)
-                else:
-                    found[spec.name] = spec
-        self._formats = found
-        return found
+                if hook == "robodesc_formats":  # listing formats must survive a broken plugin
+                    self._report(plugin, f"failed in robodesc_formats: {type(exc).__name__}: {exc}")
+                    return None
+                if isinstance(exc, RobodescError):
+                    raise
+                raise self._crash(plugin, hook, exc) from exc
+            return check_result(self, plugin, result) if check_result else result
 
-    def get(self, name: str) -> FormatSpec:
-        formats = self.formats()
-        if name in formats:
-            return formats[name]
-        if name in self.conflicts:
-            raise PluginError(
-                f"format {name!r} is provided by several plugins: " + ", ".join(self.conflicts[name]),
-                construct=name,
-                suggestion="uninstall or unregister all but one of them",
-            )
-        raise FormatError(
-            f"unknown format {name!r}" + self._broken_note(),
-            construct=name,
-            suggestion=did_you_mean(name, formats) or "known formats: " + ", ".join(sorted(formats)),
+        return guarded
+
+    def _crash(self, plugin: str, hook: str, exc: BaseException, kind: type[PluginCrash] = PluginCrash) -> PluginCrash:
+        info = self._info.get(plugin)
+        who = "robodesc's authors" if info is not None and info.builtin else "the plugin's authors"
+        return kind(
+            f"plugin {plugin!r} crashed in {hook}: {type(exc).__name__}: {exc}",
+            plugin=plugin,
+            original=exc,
+            hook=hook,
+            construct=plugin,
+            suggestion=f"report this to {who}; {DISABLE_VARIABLE}={plugin} leaves the plugin out",
         )
 
-    def _broken_note(self) -> str:
+    def _formats_result(self, plugin: str, result: Any) -> list[FormatSpec] | None:
+        specs = checked_specs(plugin, result, self._report)
+        info = self._info.get(plugin)
+        if info is not None:
+            info.formats = [s.name for s in specs]
+        return specs or None
+
+    def _checks_result(self, plugin: str, result: Any) -> list[Diagnostic] | None:
+        if result is None:
+            return None
+        if not isinstance(result, (list, tuple)):
+            self._report(plugin, f"robodesc_checks returned {type(result).__name__}, not a list of Diagnostic")
+            return None
+        kept = [d for d in result if isinstance(d, Diagnostic)]
+        if len(kept) != len(result):
+            bad = next(d for d in result if not isinstance(d, Diagnostic))
+            self._report(plugin, f"robodesc_checks returned a {type(bad).__name__} where a Diagnostic belongs")
+        return kept
+
+    def _resolve_result(self, plugin: str, result: Any) -> str | None:
+        if result is None or isinstance(result, str):
+            return result
+        if isinstance(result, os.PathLike):
+            return os.fspath(result)
+        raise PluginError(
+            f"plugin {plugin!r} returned {type(result).__name__} from robodesc_resolve_uri, not a path or None",
+            plugin=plugin,
+            suggestion="report this to the plugin's authors",
+        )
+
+    # -- formats -------------------------------------------------------------------------------
+    def _excluded(self, names: Iterable[str]) -> frozenset[str]:
+        """Registered plugin names for `disable_plugins=` (entry-point or distribution names)."""
+        names = list(names)
+        if not names:
+            return frozenset()
+        self._ensure_entry_points()
+        out = set()
+        for wanted in names:
+            matches = [i.name for i in self._info.values() if wanted in (i.name, i.distribution)]
+            if not matches:
+                raise PluginError(
+                    f"no plugin named {wanted!r} to disable",
+                    plugin=wanted,
+                    suggestion=did_you_mean(wanted, self._info) or "see `robodesc plugins` for the names",
+                )
+            out.update(m for m in matches if self.pm.get_plugin(m) is not None)
+        return frozenset(out)
+
+    def _hook(self, name: str, excluded: frozenset[str]) -> Any:
+        if not excluded:
+            return getattr(self.pm.hook, name)
+        return self.pm.subset_hook_caller(name, [self.pm.get_plugin(n) for n in excluded])
+
+    def table(self, disable_plugins: Iterable[str] = ()) -> FormatTable:
+        """The formats usable without the plugins in `disable_plugins`, with their conflicts."""
+        return self._table(self._excluded(disable_plugins))
+
+    def _table(self, excluded: frozenset[str]) -> FormatTable:
+        self._ensure_entry_points()
+        table = self._tables.get(excluded)
+        if table is None:
+            with self._lock:
+                table = self._tables.get(excluded)
+                if table is None:
+                    offers = [spec for specs in self._hook("robodesc_formats", excluded)() for spec in specs]
+                    builtin = frozenset(n for n, i in self._info.items() if i.builtin)
+                    table = self._tables[excluded] = FormatTable.build(offers, builtin, self._report)
+        return table
+
+    def formats(self, disable_plugins: Iterable[str] = ()) -> dict[str, FormatSpec]:
+        return self.table(disable_plugins).usable
+
+    def get(self, name: str, disable_plugins: Iterable[str] = ()) -> FormatSpec:
+        return self._get(name, self._excluded(disable_plugins))
+
+    def _get(self, name: str, excluded: frozenset[str]) -> FormatSpec:
+        if not isinstance(name, str):
+            raise InvalidArgument(f"format must be a format name, not {type(name).__name__}")
+        table = self._table(excluded)
+        spec = table.get(name)
+        if spec is not None:
+            return spec
+        raise FormatError(
+            f"unknown format {name!r}" + self._problems_note(),
+            construct=name,
+            suggestion=did_you_mean(name, table.usable) or "known formats: " + ", ".join(sorted(table.usable)),
+        )
+
+    def _problems_note(self) -> str:
         """What went wrong with plugins, for errors about formats that cannot be found."""
-        notes = [f"plugins that failed to load: {k} {v}" for k, v in self.broken.items()]
-        notes += [
-            f"format {name!r} is claimed by several plugins ({', '.join(who)})" for name, who in self.conflicts.items()
-        ]
+        notes = [f"plugin {name!r} {'; '.join(problems)}" for name, problems in self.problems.items()]
         return " (" + "; ".join(notes) + ")" if notes else ""
 
-    def detect(self, path: str | None, head: bytes) -> FormatSpec:
-        """The format of a file: by extension when one format claims it, else by content."""
-        formats = self.formats()
-        candidates = list(formats.values())
-        if path is not None:
-            lower = path.lower()
-            by_ext = [f for f in candidates if any(lower.endswith(e.lower()) for e in f.extensions)]
-            if len(by_ext) == 1:
-                return by_ext[0]
-            if by_ext:
-                candidates = by_ext + [f for f in candidates if f not in by_ext]
-        for spec in candidates:
-            if spec.sniff is None or spec.read is None:
-                continue
-            try:
-                if spec.sniff(head):
-                    return spec
-            except Exception as exc:
-                self._record_broken(spec.plugin, f"sniffer of format {spec.name!r} failed: {exc}")
-        name = os.path.basename(path) if path else "the input"
-        raise FormatError(
-            f"cannot tell the format of {name}" + self._broken_note(),
-            location=Location(file=path),
-            suggestion="pass format=... (one of " + ", ".join(sorted(formats)) + ")",
-        )
+    def detect(self, path: str | None, head: bytes, disable_plugins: Iterable[str] = ()) -> FormatSpec:
+        """The format of a file: by extension, else by content (the rule is in `lookup`)."""
+        return self.table(disable_plugins).detect(path, head, self._report)
 
-    # -- loading -------------------------------------------------------------------------
-    def resolve_uri(self, uri: str, context: LoadContext) -> str | None:
-        return self.pm.hook.robodesc_resolve_uri(uri=uri, context=context)
-
+    # -- loading -------------------------------------------------------------------------------
     def load(
         self,
-        path: str | os.PathLike,
+        path: str | os.PathLike | Any,
         format: str | None = None,
         search_paths: Iterable[str] = (),
         context: LoadContext | None = None,
+        disable_plugins: Iterable[str] = (),
     ) -> Model:
-        source = os.fspath(path)
-        try:
-            data = Path(source).read_bytes()
-        except FileNotFoundError:
-            raise ResourceNotFound(
-                f"no such file: {source}", tried=[os.path.abspath(source)], construct=source
-            ) from None
-        except IsADirectoryError:
-            raise ResourceNotFound(f"{source} is a folder, not a description file", construct=source) from None
-        except OSError as exc:
-            raise ResourceNotFound(f"cannot read {source}: {exc.strerror or exc}", construct=source) from None
-        spec = self.get(format) if format else self.detect(source, data[:_SNIFF_BYTES])
-        base_dir = os.path.dirname(os.path.abspath(source))
+        source, data = _read_source(path)
+        excluded = self._excluded(disable_plugins)
+        spec = self._spec(format, source, data, excluded)
+        base_dir = os.path.dirname(os.path.abspath(source)) if source else os.getcwd()
         if context is None:
-            context = self.new_context(source, base_dir, search_paths)
-        return self._read(spec, data, context, base_dir)
+            context = self.new_context(source, base_dir, search_paths, excluded)
+        return self._read(spec, data, context, excluded)
 
     def loads(
         self,
@@ -187,61 +389,71 @@ class Registry:
         format: str | None = None,
         base_dir: str | os.PathLike | None = None,
         search_paths: Iterable[str] = (),
+        disable_plugins: Iterable[str] = (),
     ) -> Model:
-        data = text.encode("utf-8") if isinstance(text, str) else bytes(text)
-        spec = self.get(format) if format else self.detect(None, data[:_SNIFF_BYTES])
+        if isinstance(text, str):
+            data = text.encode("utf-8")
+        elif isinstance(text, (bytes, bytearray, memoryview)):
+            data = bytes(text)
+        else:
+            raise InvalidArgument(
+                f"loads() takes the description as str or bytes, not {type(text).__name__}",
+                suggestion="to read a file, call robodesc.load(path)",
+            )
+        excluded = self._excluded(disable_plugins)
+        spec = self._spec(format, None, data, excluded)
         base = os.path.abspath(os.fspath(base_dir)) if base_dir is not None else os.getcwd()
-        return self._read(spec, data, self.new_context(None, base, search_paths), base)
+        return self._read(spec, data, self.new_context(None, base, search_paths, excluded), excluded)
 
-    def new_context(self, source: str | None, base_dir: str, search_paths: Iterable[str]) -> LoadContext:
+    def _spec(self, format: str | None, source: str | None, data: bytes, excluded: frozenset[str]) -> FormatSpec:
+        if format is not None:
+            return self._get(format, excluded)
+        return self._table(excluded).detect(source, data[:_SNIFF_BYTES], self._report)
+
+    def new_context(
+        self, source: str | None, base_dir: str, search_paths: Iterable[str], excluded: frozenset[str] = frozenset()
+    ) -> LoadContext:
+        if isinstance(search_paths, (str, bytes)):
+            raise InvalidArgument(
+                "search_paths must be a list of folders, not a single string", suggestion=f"search_paths=[{search_paths!r}]"
+            )
+        resolve = self._hook("robodesc_resolve_uri", excluded)
         context = LoadContext(
             source=source,
             base_dir=base_dir,
             search_paths=[os.fspath(p) for p in search_paths],
-            resolver=self.resolve_uri,
+            resolver=lambda uri, ctx: resolve(uri=uri, context=ctx),
         )
-        context.load_file = lambda path, format=None: self.load(path, format=format, context=_child(context, path))
+        context.load_file = lambda path, format=None: self.load(
+            path, format=format, context=_child(context, path), disable_plugins=excluded
+        )
         return context
 
-    def _read(self, spec: FormatSpec, data: bytes, context: LoadContext, base_dir: str) -> Model:
+    def _read(self, spec: FormatSpec, data: bytes, context: LoadContext, excluded: frozenset[str]) -> Model:
         if spec.read is None:
             raise FormatError(f"format {spec.name!r} (plugin {spec.plugin!r}) cannot be read, only written")
         context.format = spec.name
         where = context.source or "<string>"
+        origin = f"the {spec.name!r} reader of plugin {spec.plugin!r}"
         try:
             model = spec.read(data, context)
         except RobodescError:
             raise
-        except RecursionError:  # a reader's last line of defence; readers limit the nesting they recurse into
-            raise RobodescError(
-                "the description nests too deeply to read", location=Location(file=context.source)
-            ) from None
         except Exception as exc:
-            raise PluginError(
-                f"the {spec.name!r} reader of plugin {spec.plugin!r} failed on {where}: {type(exc).__name__}: {exc}",
-                construct=spec.name,
-                suggestion="report this to the plugin's authors",
-            ) from exc
+            crash = self._crash(spec.plugin, f"the {spec.name!r} reader on {where}", exc, ReaderCrash)
+            crash.location = Location(file=context.source)
+            raise crash from exc
         if not isinstance(model, Model):
             raise PluginError(
-                f"the {spec.name!r} reader of plugin {spec.plugin!r} returned {type(model).__name__}, not a Model",
+                f"{origin} returned {type(model).__name__}, not a Model",
+                plugin=spec.plugin,
                 construct=spec.name,
                 suggestion="report this to the plugin's authors",
             )
         model.format = model.format or spec.name
         model.source = model.source or context.source
-        for impl in reversed(self.pm.hook.robodesc_model_loaded.get_hookimpls()):
-            try:
-                impl.function(model=model, context=context)
-            except RobodescError:
-                raise
-            except Exception as exc:
-                raise PluginError(
-                    f"plugin {impl.plugin_name!r} failed in robodesc_model_loaded on {where}: "
-                    f"{type(exc).__name__}: {exc}",
-                    construct=impl.plugin_name,
-                    suggestion="report this to the plugin's authors, or unregister the plugin",
-                ) from exc
+        validate_structure(model, origin)
+        self._hook("robodesc_model_loaded", excluded)(model=model, context=context)
         return model
 
     def check(
@@ -251,42 +463,114 @@ class Registry:
         strict: bool = False,
         format: str | None = None,
         search_paths: Iterable[str] = (),
+        disable_plugins: Iterable[str] = (),
     ) -> CheckReport:
-        """Load (unless given a model) and check: the reader's notes, robodesc's checks, plugins' checks."""
+        """Load (unless given a model) and check: the reader's notes, robodesc's checks, plugins' checks.
+
+        A file that cannot be loaded gives a report holding the error; a plugin that crashes
+        raises its `PluginCrash`, since a crash says nothing about the file.
+        """
+        excluded = self._excluded(disable_plugins)
         if isinstance(target, Model):
-            model, source, found = target, target.source, list(target.diagnostics)
-        else:
-            source = os.fspath(target)
+            model, source = target, target.source
             try:
-                model = self.load(source, format=format, search_paths=search_paths)
+                validate_structure(model)
+            except RobodescError as error:
+                return CheckReport(source, [*model.diagnostics, error_diagnostic(error)], None, strict)
+        else:
+            source = os.fspath(target) if isinstance(target, (str, os.PathLike)) else getattr(target, "name", None)
+            try:
+                model = self.load(target, format=format, search_paths=search_paths, disable_plugins=excluded)
+            except PluginCrash:
+                raise
             except RobodescError as error:
                 return CheckReport(source, [error_diagnostic(error)], None, strict)
-            found = list(model.diagnostics)
-        found += check_model(model)
-        for impl in reversed(self.pm.hook.robodesc_checks.get_hookimpls()):
-            try:
-                found += list(impl.function(model=model) or ())
-            except Exception as exc:
-                found.append(
-                    Diagnostic(
-                        Severity.ERROR,
-                        "plugin-check-failed",
-                        f"the checks of plugin {impl.plugin_name!r} failed: {type(exc).__name__}: {exc}",
-                        Location(file=source),
-                        "report this to the plugin's authors",
-                    )
-                )
+        found = list(model.diagnostics) + check_model(model)
+        try:
+            model.kinematics  # noqa: B018 - compiling the tree finds what forward_kinematics would trip on
+        except RobodescError as error:
+            found.append(error_diagnostic(error))
+        for findings in self._hook("robodesc_checks", excluded)(model=model):
+            found += findings
         return CheckReport(source, deduplicated(found), model, strict)
 
-    def dumps(self, model: Model, format: str) -> str:
-        spec = self.get(format)
+    def dumps(self, model: Model, format: str, disable_plugins: Iterable[str] = ()) -> str:
+        excluded = self._excluded(disable_plugins)
+        spec = self._get(format, excluded)
         if spec.write is None:
             raise FormatError(
                 f"format {format!r} (plugin {spec.plugin!r}) cannot be written",
                 suggestion="formats that can be written: "
-                + (", ".join(n for n, f in self.formats().items() if f.can_write) or "none installed"),
+                + (", ".join(n for n, f in self._table(excluded).usable.items() if f.can_write) or "none installed"),
             )
-        return spec.write(model)
+        try:
+            text = spec.write(model)
+        except RobodescError:
+            raise
+        except Exception as exc:
+            raise self._crash(spec.plugin, f"the {spec.name!r} writer", exc) from exc
+        if not isinstance(text, str):
+            raise PluginError(
+                f"the {spec.name!r} writer of plugin {spec.plugin!r} returned {type(text).__name__}, not text",
+                plugin=spec.plugin,
+            )
+        return text
+
+
+#: What each hook's result must be, checked as it leaves the plugin.
+_RESULT_CHECKS: dict[str, Callable[[Registry, str, Any], Any]] = {
+    "robodesc_formats": Registry._formats_result,
+    "robodesc_checks": Registry._checks_result,
+    "robodesc_resolve_uri": Registry._resolve_result,
+}
+
+
+def _entry_point_info(ep: Any) -> PluginInfo:
+    dist = getattr(ep, "dist", None)
+    distribution = getattr(dist, "name", None)
+    builtin = distribution is not None and distribution.lower().replace("_", "-") == _BUILTIN_DISTRIBUTION
+    return PluginInfo(
+        name=ep.name,
+        distribution=distribution,
+        version=getattr(dist, "version", None),
+        target=ep.value,
+        builtin=builtin,
+    )
+
+
+def _read_source(path: Any) -> tuple[str | None, bytes]:
+    """(the file's name or None, its bytes) for a path, a `pathlib.Path` or a binary file object."""
+    if isinstance(path, (str, os.PathLike)):
+        source = os.fspath(path)
+        if not isinstance(source, str):
+            source = os.fsdecode(source)
+        try:
+            return source, Path(source).read_bytes()
+        except FileNotFoundError:
+            raise ResourceNotFound(
+                f"no such file: {source}", tried=[os.path.abspath(source)], construct=source
+            ) from None
+        except IsADirectoryError:
+            raise ResourceNotFound(f"{source} is a folder, not a description file", construct=source) from None
+        except OSError as exc:
+            raise ResourceNotFound(f"cannot read {source}: {exc.strerror or exc}", construct=source) from None
+    read = getattr(path, "read", None)
+    if not callable(read):
+        raise InvalidArgument(
+            f"load() takes a path or a binary file object, not {type(path).__name__}",
+            suggestion="pass a str or pathlib.Path, or use robodesc.loads(text) for text in memory",
+        )
+    try:
+        data = read()
+    except OSError as exc:
+        raise ResourceNotFound(f"cannot read {getattr(path, 'name', 'the file object')}: {exc}") from None
+    if not isinstance(data, (bytes, bytearray)):
+        raise InvalidArgument(
+            f"the file object gave {type(data).__name__}, not bytes: open it in binary mode",
+            suggestion="open(path, 'rb')",
+        )
+    name = getattr(path, "name", None)
+    return (name if isinstance(name, str) and os.path.isfile(name) else None), bytes(data)
 
 
 def _child(parent: LoadContext, path: str) -> LoadContext:
@@ -297,11 +581,14 @@ def _child(parent: LoadContext, path: str) -> LoadContext:
 
 
 _default: Registry | None = None
+_default_lock = threading.Lock()
 
 
 def default_registry() -> Registry:
     """The process-wide registry that `robodesc.load` and friends use (created on first use)."""
     global _default
     if _default is None:
-        _default = Registry()
+        with _default_lock:
+            if _default is None:
+                _default = Registry()
     return _default

@@ -1,0 +1,33 @@
+"""Shared test guards.
+
+A plugin crash (`PluginCrash`, including a built-in reader's `ReaderCrash`) is a `RobodescError`, so
+`pytest.raises(RobodescError)` or `except RobodescError` would accept it as a clean refusal. Every
+test therefore fails when a crash was raised during it, caught or not, unless the test is marked
+`plugin_crash` (it provokes one on purpose).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from robodesc import PluginCrash
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "plugin_crash: the test makes a plugin crash on purpose")
+
+
+@pytest.fixture(autouse=True)
+def _no_plugin_crash(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch):
+    crashes: list[PluginCrash] = []
+    original = PluginCrash.__init__
+
+    def recording(self: PluginCrash, *args, **kwargs) -> None:
+        original(self, *args, **kwargs)
+        crashes.append(self)
+
+    monkeypatch.setattr(PluginCrash, "__init__", recording)
+    yield
+    if crashes and request.node.get_closest_marker("plugin_crash") is None:
+        crash = crashes[0]
+        pytest.fail(f"{len(crashes)} plugin crash(es) during the test, first: {crash}", pytrace=False)
