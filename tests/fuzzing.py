@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Callable
 
 import robodesc
-from robodesc import PluginError, RobodescError
+from robodesc import PluginCrash, RobodescError
 
 
 def assert_mutants_load_or_raise_robodesc_errors(
@@ -33,8 +33,8 @@ def assert_mutants_load_or_raise_robodesc_errors(
         try:
             robodesc.loads(text, format=fmt).forward_kinematics()
             loaded += 1
-        except PluginError as exc:  # the plugin manager wraps a crash of the reader: a bug
-            foreign.append((i, f"{type(exc.__cause__).__name__}: {exc.__cause__}"))
+        except PluginCrash as exc:  # a reader's own exception, wrapped by the plugin manager: a bug
+            foreign.append((i, f"{type(exc.original).__name__}: {exc.original}"))
         except RobodescError as exc:
             assert exc.line is not None or exc.code in ("xml-syntax", "missing-root"), (i, str(exc))
             rejected += 1
