@@ -39,8 +39,9 @@ EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: what a shell shows for `yes | head -1`
 
 
 # -- library advice in command-line terms --------------------------------------------------------
-_FORMAT_KEYWORD = re.compile(r"(?<![\w.])format=(?:(['\"])([\w.+-]*)\1|\.\.\.)")
-_SEARCH_KEYWORD = re.compile(r"(?<![\w.])search_paths=(?:\[[^\]]*\]|\.\.\.)")
+_PLACEHOLDER = r"\.\.\.|<[\w -]*>|[A-Z][A-Z_]*\b"  # format=... / format=<name> / format=NAME
+_FORMAT_KEYWORD = re.compile(rf"(?<![\w.])format=(?:(['\"])([\w.+-]*)\1|{_PLACEHOLDER})")
+_SEARCH_KEYWORD = re.compile(rf"(?<![\w.])search_paths=(?:\[[^\]]*\]|{_PLACEHOLDER})")
 _PASS_FLAG = re.compile(r"\bpass (?=--)")
 
 
