@@ -607,22 +607,24 @@ def _build(raw: dict[str, Any], strict: bool) -> tuple[ElementSchema, dict[str, 
     nodes: dict[str, ElementSchema] = {}
 
     def plain(row: dict[str, Any], path: str) -> ElementSchema:
-        node = ElementSchema(row["tag"], path, row["occurs"], frozenset(row["attrs"]), {})
+        children: dict[str, ElementSchema] = {}
+        node = ElementSchema(row["tag"], path, row["occurs"], frozenset(row["attrs"]), children)
         nodes[path] = node
         for sub in row["children"]:
-            node.children[sub["tag"]] = plain(sub, f"{path}/{sub['tag']}")
+            children[sub["tag"]] = plain(sub, f"{path}/{sub['tag']}")
         if row["occurs"] == "R":
-            node.children[row["tag"]] = node
+            children[row["tag"]] = node
         return node
 
-    top = ElementSchema("mujoco", "mujoco", raw["occurs"], frozenset(raw["attrs"]), {})
+    top_children: dict[str, ElementSchema] = {}
+    top = ElementSchema("mujoco", "mujoco", raw["occurs"], frozenset(raw["attrs"]), top_children)
     nodes["mujoco"] = top
     body_row = None
     for sub in raw["children"]:
         if sub["tag"] == "body":
             body_row = sub
             continue
-        top.children[sub["tag"]] = plain(sub, f"mujoco/{sub['tag']}")
+        top_children[sub["tag"]] = plain(sub, f"mujoco/{sub['tag']}")
     assert body_row is not None
 
     # children of a body that are not themselves bodies: one node each, shared by every body
@@ -638,6 +640,7 @@ def _build(raw: dict[str, Any], strict: bool) -> tuple[ElementSchema, dict[str, 
         node = family.get(key)
         if node is None:
             role, _world, _replicate, checked = key
+            attrs: frozenset[str] | None
             if not checked:
                 attrs, note = None, "MuJoCo does not check attributes or contents here, only the tags it reads"
             elif role == "worldbody":
@@ -679,10 +682,10 @@ def _build(raw: dict[str, Any], strict: bool) -> tuple[ElementSchema, dict[str, 
     body = member(("body", False, False, True), "mujoco/worldbody/body")
     while queue:
         fill(*queue.popleft())
-    top.children["worldbody"] = worldbody
+    top_children["worldbody"] = worldbody
     # <body>, <frame>, <replicate> right under <mujoco> match the body row (and are then ignored)
     for tag in _BODY_FAMILY:
-        top.children[tag] = body
+        top_children[tag] = body
     return top, nodes
 
 

@@ -86,8 +86,9 @@ class _UrdfReader:
     def __init__(self, context: LoadContext, values: Values) -> None:
         self.context = context
         self.values = values
-        self.model: Model | None = None
-        self._visual_materials: list[tuple[Body, Shape, Element]] = []  # resolved once all links are read
+        self.model = Model(name="", format="urdf", source=context.source)  # named when <robot> is read
+        # visual materials, resolved once all links are read: (body, shape, its inline material, <material>)
+        self._visual_materials: list[tuple[Body, Shape, Material, Element]] = []
         self._material_locations: dict[str, Location] = {}  # robot-level materials, for `robodesc check`
 
     # -- helpers --------------------------------------------------------------------------
@@ -152,7 +153,8 @@ class _UrdfReader:
             )
         name = v.required(root, "name", "the robot's name")
         self._check_version(root)
-        model = self.model = Model(name=name, format="urdf", source=self.context.source)
+        model = self.model
+        model.name = name
         links: dict[str, Body] = {}
         joints: dict[str, Joint] = {}
         for child in root:
@@ -196,7 +198,7 @@ class _UrdfReader:
                 )
                 joint.mimic = None
                 continue
-            if joint.mimic.joint not in joints:
+            if leader is None:
                 self.model.diagnose(
                     Severity.WARNING,
                     "mimic-unknown-joint",
@@ -261,14 +263,14 @@ class _UrdfReader:
     def _resolve_visual_materials(self) -> None:
         """Link visual materials to robot-level ones, as urdfdom does after reading all links."""
         materials = self.model.materials
-        for body, shape, element in self._visual_materials:
-            name = shape.material.name
+        for body, shape, inline, element in self._visual_materials:
+            name = inline.name
             if not name:
                 continue
             if name in materials:  # the robot-level material wins, even over an inline definition
                 shape.material = materials[name]
-            elif shape.material.color is not None or shape.material.texture is not None:
-                materials[name] = shape.material
+            elif inline.color is not None or inline.texture is not None:
+                materials[name] = inline
             else:  # urdfdom 3 and later only warn here
                 self.model.diagnose(
                     Severity.WARNING,
@@ -294,8 +296,8 @@ class _UrdfReader:
                 if shape is not None:
                     material = child.find("material")
                     if material is not None:
-                        shape.material = self._material(material)
-                        self._visual_materials.append((body, shape, material))
+                        shape.material = inline = self._material(material)
+                        self._visual_materials.append((body, shape, inline, material))
                         if material.get("name") is None:  # urdfdom refuses the visual (see checks.py)
                             shape.extras.setdefault("urdf", {})["material_location"] = self.values.where(material)
                     body.visuals.append(shape)
@@ -612,11 +614,11 @@ class _UrdfReader:
             )
         for name in order:
             body = links[name]
-            joint = parent_joint.get(name)
-            if joint is not None:
-                body.parent = joint.parent
-                body.joints = (joint.name,)
-                body.pose = joint.origin
+            tree_joint = parent_joint.get(name)
+            if tree_joint is not None:
+                body.parent = tree_joint.parent
+                body.joints = (tree_joint.name,)
+                body.pose = tree_joint.origin
             model.bodies[name] = body
         for joint in joints.values():
             model.joints[joint.name] = joint
