@@ -39,6 +39,8 @@ from ...core.diagnostics import Diagnostic, Severity
 from ...core.errors import Location
 from ...core.geometry import Mesh
 from ...core.model import Model
+from . import inertia
+from .inertia import MalformedMeshFile, MeshFileError, UnsupportedMeshFileType
 
 #: Geom and site types that fromto can place.
 FROMTO_KINDS = ("capsule", "cylinder", "box", "ellipsoid")
@@ -86,24 +88,26 @@ def ignored_class_attributes(tag: str, kind: str, attrs: dict[str, str], inherit
 
 
 # -- the check -----------------------------------------------------------------------------------
-def _suggestion(reason: str) -> str:
-    if "STL" in reason:
-        return "MuJoCo reads binary STL only: convert an ASCII STL (e.g. with trimesh or MeshLab), or re-export it"
-    if "unsupported mesh file type" in reason:
+_REEXPORT = "re-export the mesh as a binary STL or an OBJ"
+
+
+def _suggestion(error: MeshFileError) -> str:
+    if isinstance(error, UnsupportedMeshFileType):
         return "MuJoCo reads .stl (binary), .obj and .msh files: convert the mesh to one of them"
-    return "re-export the mesh as a binary STL or an OBJ"
+    if isinstance(error, MalformedMeshFile) and error.file_type == "stl":
+        return "MuJoCo reads binary STL only: convert an ASCII STL (e.g. with trimesh or MeshLab), or re-export it"
+    return _REEXPORT
 
 
 @functools.lru_cache(maxsize=4096)
-def _unreadable(path: str, mtime_ns: int, size: int) -> str | None:
-    """Why MuJoCo could not read this mesh file, or None. Keyed on the file's state, so checking a
-    folder of robots that share meshes reads each file once, and an edited file is read again."""
-    from .inertia import load_mesh_file  # imported here: loading a model does not need it
-
+def _unreadable(path: str, mtime_ns: int, size: int) -> tuple[str, str] | None:
+    """Why MuJoCo could not read this mesh file, and what to do about it; None when it can. Keyed on
+    the file's state, so checking a folder of robots that share meshes reads each file once, and an
+    edited file is read again."""
     try:
-        load_mesh_file(path)
-    except ValueError as exc:
-        return str(exc)
+        inertia.load_mesh_file(path)  # looked up on each call, so a test can count the reads
+    except MeshFileError as exc:
+        return str(exc), _suggestion(exc)
     return None
 
 
@@ -129,10 +133,11 @@ def check(model: Model) -> list[Diagnostic]:
     for path, bodies in users.items():  # one read per file, however many geoms use it
         try:
             state = os.stat(path)
-            reason = _unreadable(path, state.st_mtime_ns, state.st_size)
+            found_problem = _unreadable(path, state.st_mtime_ns, state.st_size)
         except OSError as exc:
-            reason = f"cannot open the file: {exc.strerror}"
-        if reason is not None:
+            found_problem = f"cannot open the file: {exc.strerror}", _REEXPORT
+        if found_problem is not None:
+            reason, suggestion = found_problem
             what = f"mesh {assets[path]!r}" if assets[path] else "a mesh"
             if path not in reason:  # the reason names the file as a rule
                 what += f" (file {path})"
@@ -143,7 +148,7 @@ def check(model: Model) -> list[Diagnostic]:
                     "mesh-unreadable",
                     f"{what} cannot be read as MuJoCo reads it: {reason}; used by {users_of}",
                     where[path],
-                    _suggestion(reason),
+                    suggestion,
                 )
             )
     return found

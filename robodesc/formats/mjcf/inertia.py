@@ -25,7 +25,11 @@ behaves differently from its older published sources (the eigen-solver's toleran
 rotation formula, ``fitaabb``, the explicit-mass volume threshold, re-winding of mirrored
 meshes) the behaviour of the ``mujoco`` 4.0 package was measured and is what is
 implemented.  Errors that MuJoCo's compiler reports for a mesh or an inertia are raised as
-:class:`ValueError` with a similar message.
+:class:`ValueError` with a similar message; a mesh file MuJoCo cannot read raises a
+:class:`MeshFileError` (a ``ValueError`` too), whose subclass says why: the file cannot be
+opened (:class:`MeshFileUnreadable`), its type is not one MuJoCo reads
+(:class:`UnsupportedMeshFileType`), or its content is not a valid file of its type
+(:class:`MalformedMeshFile`).
 """
 
 from __future__ import annotations
@@ -36,6 +40,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+
+from ...core.transforms import VectorLike
 
 __all__ = [
     "MJ_MINVAL",
@@ -61,6 +67,10 @@ __all__ = [
     "set_total_mass",
     "quat_to_mat",
     "frame_accumulate",
+    "MeshFileError",
+    "MeshFileUnreadable",
+    "UnsupportedMeshFileType",
+    "MalformedMeshFile",
 ]
 
 #: MuJoCo's ``mjMINVAL``.
@@ -90,6 +100,32 @@ _INEQ_RTOL = 1e-6
 
 
 # --------------------------------------------------------------------------------------
+# errors
+# --------------------------------------------------------------------------------------
+
+
+class MeshFileError(ValueError):
+    """A mesh file MuJoCo cannot read (raised by :func:`load_mesh_file`). The subclass says why."""
+
+    def __init__(self, message: str, path: str, file_type: str) -> None:
+        super().__init__(message)
+        self.path = path
+        self.file_type = file_type  # the extension, lower case: "stl", "obj", "msh", or another
+
+
+class MeshFileUnreadable(MeshFileError):
+    """The file cannot be opened or read: it does not exist, is a folder, is not readable, ..."""
+
+
+class UnsupportedMeshFileType(MeshFileError):
+    """The file's extension is not one MuJoCo reads (.stl, .obj, .msh)."""
+
+
+class MalformedMeshFile(MeshFileError):
+    """The file's content is not a valid mesh of its type (an ASCII or truncated STL, a bad OBJ line, ...)."""
+
+
+# --------------------------------------------------------------------------------------
 # small spatial helpers mirroring user_util.cc
 # --------------------------------------------------------------------------------------
 
@@ -108,7 +144,7 @@ def _normvec(vec: np.ndarray) -> np.ndarray:
     return vec
 
 
-def quat_to_mat(quat: Sequence[float]) -> np.ndarray:
+def quat_to_mat(quat: VectorLike) -> np.ndarray:
     """Rotation matrix of a (w, x, y, z) quaternion, as ``mjuu_quat2mat`` (no normalisation)."""
     q = [float(v) for v in quat]
     if q == [1.0, 0.0, 0.0, 0.0]:
@@ -125,7 +161,7 @@ def quat_to_mat(quat: Sequence[float]) -> np.ndarray:
     )
 
 
-def _mulquat(qa: Sequence[float], qb: Sequence[float]) -> np.ndarray:
+def _mulquat(qa: VectorLike, qb: VectorLike) -> np.ndarray:
     """``mjuu_mulquat``: Hamilton product followed by ``mjuu_normvec``."""
     a0, a1, a2, a3 = (float(v) for v in qa)
     b0, b1, b2, b3 = (float(v) for v in qb)
@@ -141,7 +177,7 @@ def _mulquat(qa: Sequence[float], qb: Sequence[float]) -> np.ndarray:
 
 
 def frame_accumulate(
-    pos: Sequence[float], quat: Sequence[float], child_pos: Sequence[float], child_quat: Sequence[float]
+    pos: VectorLike, quat: VectorLike, child_pos: VectorLike, child_quat: VectorLike
 ) -> tuple[np.ndarray, np.ndarray]:
     """``mjuu_frameaccum``: pose of a child frame given in a parent frame.
 
@@ -261,7 +297,7 @@ def principal_axes(inertia: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return _eig3(a)
 
 
-def _globalinertia(local: Sequence[float], quat: Sequence[float]) -> np.ndarray:
+def _globalinertia(local: VectorLike, quat: VectorLike) -> np.ndarray:
     """``mjuu_globalinertia``: R diag(local) R^T as (xx, yy, zz, xy, xz, yz)."""
     m = quat_to_mat(quat).reshape(9)
     lo = [float(v) for v in local]
@@ -282,7 +318,7 @@ def _globalinertia(local: Sequence[float], quat: Sequence[float]) -> np.ndarray:
     )
 
 
-def _offcenter(mass: float, vec: Sequence[float]) -> np.ndarray:
+def _offcenter(mass: float, vec: VectorLike) -> np.ndarray:
     """``mjuu_offcenter``: parallel-axis term as (xx, yy, zz, xy, xz, yz)."""
     x, y, z = (float(v) for v in vec)
     return np.array(
@@ -320,7 +356,7 @@ def _seqsum(values: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------------------
 
 
-def _check_kind_size(kind: str, size: Sequence[float]) -> np.ndarray:
+def _check_kind_size(kind: str, size: VectorLike) -> np.ndarray:
     if kind not in PRIMITIVE_KINDS:
         raise ValueError(f"unsupported primitive geom type {kind!r}; expected one of {', '.join(PRIMITIVE_KINDS)}")
     need = {"sphere": 1, "capsule": 2, "cylinder": 2, "ellipsoid": 3, "box": 3}[kind]
@@ -335,7 +371,7 @@ def _check_kind_size(kind: str, size: Sequence[float]) -> np.ndarray:
     return s
 
 
-def primitive_volume(kind: str, size: Sequence[float], *, shell: bool = False) -> float:
+def primitive_volume(kind: str, size: VectorLike, *, shell: bool = False) -> float:
     """Volume -- or, with ``shell=True``, surface area -- of a primitive (``mjCGeom::GetVolume``).
 
     ``size`` is MuJoCo's geom ``size``: sphere (r), capsule (r, half-length of the
@@ -468,7 +504,7 @@ def _geom_mass(volume: float, density: float | None, mass: float | None) -> floa
 
 def primitive_mass_properties(
     kind: str,
-    size: Sequence[float],
+    size: VectorLike,
     *,
     density: float | None,
     mass: float | None,
@@ -806,9 +842,9 @@ def process_mesh(
     vertices: np.ndarray,
     faces: np.ndarray | None = None,
     *,
-    scale: Sequence[float] = (1.0, 1.0, 1.0),
-    refpos: Sequence[float] = (0.0, 0.0, 0.0),
-    refquat: Sequence[float] = (1.0, 0.0, 0.0, 0.0),
+    scale: VectorLike = (1.0, 1.0, 1.0),
+    refpos: VectorLike = (0.0, 0.0, 0.0),
+    refquat: VectorLike = (1.0, 0.0, 0.0, 0.0),
     inertia_mode: str = "legacy",
     maxhullvert: int = -1,
     need_hull: bool = False,
@@ -857,6 +893,7 @@ def process_mesh(
     vert = v32.astype(np.float64)
     nvert = vert.shape[0]
 
+    face: np.ndarray | None = None
     if faces is not None:
         face = np.asarray(faces)
         if face.size == 0:
@@ -873,8 +910,6 @@ def process_mesh(
                 idx = int(np.nonzero((face < 0) | (face >= nvert))[0][0])
                 raise ValueError(f"in mesh face {idx}, a vertex index does not exist (mesh has {nvert} vertices)")
             face = face.astype(np.int64)
-    else:
-        face = None
 
     sc = np.asarray(scale, dtype=float).reshape(3)
     rp = np.asarray(refpos, dtype=float).reshape(3)
@@ -914,13 +949,16 @@ def process_mesh(
     if np.max(np.abs(vert)) > _MAX_COORDINATE:
         raise ValueError(f"mesh vertex coordinates (once scaled) beyond {_MAX_COORDINATE:g} are too large to use")
 
-    hull = None
-    if face is None or inertia_mode == "convex" or need_hull:
-        hull = convex_hull(vert, max_vertices=maxhullvert)
+    hull: np.ndarray | None = None
     if face is None:
-        face = hull
-    elif float(sc[0]) * float(sc[1]) * float(sc[2]) < 0:  # Python floats: an overflow is inf, not a warning
-        face = face[:, [0, 2, 1]]
+        face = hull = convex_hull(vert, max_vertices=maxhullvert)
+    else:
+        if inertia_mode == "convex" or need_hull:
+            hull = convex_hull(vert, max_vertices=maxhullvert)
+        if float(sc[0]) * float(sc[1]) * float(sc[2]) < 0:  # Python floats: an overflow is inf, not a warning
+            face = face[:, [0, 2, 1]]
+    # the faces the mass properties are computed from: the hull's for inertia="convex"
+    mass_faces = hull if inertia_mode == "convex" and hull is not None else face
 
     fa, fb, fc = vert[face[:, 0]], vert[face[:, 1]], vert[face[:, 2]]
     area, _, center = _triangles(fa, fb, fc)
@@ -940,7 +978,7 @@ def process_mesh(
         if measure < MJ_MINVAL:
             raise ValueError("mesh surface area is too small")
     else:
-        vf = hull if inertia_mode == "convex" else face
+        vf = mass_faces
         va, vn, vc = _triangles(vert[vf[:, 0]], vert[vf[:, 1]], vert[vf[:, 2]])
         pyr = _dot3(vc - facecen, vn) * va / 3
         if inertia_mode == "legacy":
@@ -954,7 +992,7 @@ def process_mesh(
     com = com_sum / measure if measure >= MJ_MINVAL else com_sum
 
     # inertia about the centre of mass (and recomputed volume / area)
-    ifaces = hull if inertia_mode == "convex" else face
+    ifaces = mass_faces
     cen = vert - com
     d, e, f = cen[ifaces[:, 0]], cen[ifaces[:, 1]], cen[ifaces[:, 2]]
     ia, inrm, icen = _triangles(d, e, f)
@@ -1058,9 +1096,7 @@ def mesh_mass_properties(
     return float(m), np.diag(diag)
 
 
-def mesh_geom_pose(
-    geom_pos: Sequence[float], geom_quat: Sequence[float], mesh: ProcessedMesh
-) -> tuple[np.ndarray, np.ndarray]:
+def mesh_geom_pose(geom_pos: VectorLike, geom_quat: VectorLike, mesh: ProcessedMesh) -> tuple[np.ndarray, np.ndarray]:
     """Compiled pose of a mesh geom: ``geom_pose @ T(mesh.com_offset) @ R(mesh.orientation)``.
 
     This is MuJoCo's ``geom_pos``/``geom_quat`` for a ``type="mesh"`` geom and the frame in
@@ -1146,39 +1182,44 @@ def load_mesh_file(path: str) -> tuple[np.ndarray, np.ndarray | None]:
       then float32 vertices, normals, texcoords and int32 faces); ``None`` faces if it has
       none.
 
-    Raises :class:`ValueError` if the file cannot be read or is malformed.
+    Raises :class:`MeshFileUnreadable` if the file cannot be read, :class:`UnsupportedMeshFileType`
+    for another extension, :class:`MalformedMeshFile` if its content is malformed.
     """
+    ext = path.rsplit(".", 1)[-1].lower() if "." in path else ""
     try:
         with open(path, "rb") as fh:
             data = fh.read()
     except OSError as exc:
-        raise ValueError(f"could not read mesh file {path!r}: {exc}") from exc
-    ext = path.rsplit(".", 1)[-1].lower() if "." in path else ""
+        raise MeshFileUnreadable(f"could not read mesh file {path!r}: {exc}", path, ext) from exc
     if ext == "stl":
         return _load_stl(data, path)
     if ext == "obj":
         return _load_obj(data, path)
     if ext == "msh":
         return _load_msh(data, path)
-    raise ValueError(f"unknown or unsupported mesh file type: {path!r} (expected .stl, .obj or .msh)")
+    raise UnsupportedMeshFileType(
+        f"unknown or unsupported mesh file type: {path!r} (expected .stl, .obj or .msh)", path, ext
+    )
 
 
 def _load_stl(data: bytes, path: str) -> tuple[np.ndarray, np.ndarray]:
     if not data:
-        raise ValueError(f"STL file {path!r} is empty")
+        raise MalformedMeshFile(f"STL file {path!r} is empty", path, "stl")
     if len(data) < 84:
-        raise ValueError(f"invalid header in STL file {path!r}")
+        raise MalformedMeshFile(f"invalid header in STL file {path!r}", path, "stl")
     (nfaces,) = struct.unpack_from("<i", data, 80)
     if nfaces < 1 or nfaces > 200000:
-        raise ValueError(
-            f"number of faces should be between 1 and 200000 in STL file {path!r}; perhaps this is an ASCII file?"
+        raise MalformedMeshFile(
+            f"number of faces should be between 1 and 200000 in STL file {path!r}; perhaps this is an ASCII file?",
+            path,
+            "stl",
         )
     if nfaces * 50 != len(data) - 84:
-        raise ValueError(f"STL file {path!r} has wrong size; perhaps this is an ASCII file?")
+        raise MalformedMeshFile(f"STL file {path!r} has wrong size; perhaps this is an ASCII file?", path, "stl")
     rec = np.frombuffer(data, dtype=np.uint8, offset=84).reshape(nfaces, 50)
     tri = rec[:, 12:48].copy().view("<f4").reshape(nfaces * 3, 3)
     if np.any(np.abs(tri.astype(np.float64)) > 2.0**30):
-        raise ValueError(f"vertex in STL file {path!r} exceeds maximum bounds")
+        raise MalformedMeshFile(f"vertex in STL file {path!r} exceeds maximum bounds", path, "stl")
     bits = tri.view("<u4")
     # bit-exact weld, vertices in order of first appearance
     _, first, inverse = np.unique(bits, axis=0, return_index=True, return_inverse=True)
@@ -1192,15 +1233,15 @@ def _load_stl(data: bytes, path: str) -> tuple[np.ndarray, np.ndarray]:
 
 def _load_msh(data: bytes, path: str) -> tuple[np.ndarray, np.ndarray | None]:
     if not data:
-        raise ValueError(f"MSH file {path!r} is empty")
+        raise MalformedMeshFile(f"MSH file {path!r} is empty", path, "msh")
     if len(data) < 16:
-        raise ValueError(f"missing header in MSH file {path!r}")
+        raise MalformedMeshFile(f"missing header in MSH file {path!r}", path, "msh")
     nv, nn, nt, nf = struct.unpack_from("<4i", data, 0)
     if nv < 4 or nf < 0 or nn < 0 or nt < 0 or (nn > 0 and nn != nv) or (nt > 0 and nt != nv):
-        raise ValueError(f"invalid sizes in MSH file {path!r}")
+        raise MalformedMeshFile(f"invalid sizes in MSH file {path!r}", path, "msh")
     expected = 16 + 12 * nv + 12 * nn + 8 * nt + 12 * nf
     if len(data) != expected:
-        raise ValueError(f"unexpected file size in MSH file {path!r}")
+        raise MalformedMeshFile(f"unexpected file size in MSH file {path!r}", path, "msh")
     verts = np.frombuffer(data, dtype="<f4", count=3 * nv, offset=16).reshape(nv, 3).astype(np.float32)
     if nf == 0:
         return verts, None
@@ -1210,10 +1251,7 @@ def _load_msh(data: bytes, path: str) -> tuple[np.ndarray, np.ndarray | None]:
 
 
 def _load_obj(data: bytes, path: str) -> tuple[np.ndarray, np.ndarray | None]:
-    try:
-        text = data.decode("utf-8", errors="replace")
-    except Exception as exc:  # pragma: no cover - decode with 'replace' does not raise
-        raise ValueError(f"could not parse OBJ file {path!r}") from exc
+    text = data.decode("utf-8", errors="replace")  # cannot fail: undecodable bytes become U+FFFD
     verts: list[tuple[float, float, float]] = []
     polygons: list[list[int]] = []
     segments: list[tuple[int, int, int]] = []
@@ -1227,12 +1265,12 @@ def _load_obj(data: bytes, path: str) -> tuple[np.ndarray, np.ndarray | None]:
         key = tok[0]
         if key == "v":
             try:
-                xyz = tuple(float(t) for t in tok[1:4])
+                xyz = [float(t) for t in tok[1:4]] + [0.0, 0.0, 0.0]  # missing coordinates are 0
             except ValueError as exc:
-                raise ValueError(f"could not parse OBJ file {path!r}: bad vertex on line {lineno}") from exc
-            if len(xyz) < 3:
-                xyz = xyz + (0.0,) * (3 - len(xyz))
-            verts.append(xyz)  # type: ignore[arg-type]
+                raise MalformedMeshFile(
+                    f"could not parse OBJ file {path!r}: bad vertex on line {lineno}", path, "obj"
+                ) from exc
+            verts.append((xyz[0], xyz[1], xyz[2]))
         elif key in ("o", "g"):
             if shape_started:
                 first_shape_done = True
@@ -1243,13 +1281,17 @@ def _load_obj(data: bytes, path: str) -> tuple[np.ndarray, np.ndarray | None]:
                 try:
                     i = int(s)
                 except ValueError as exc:
-                    raise ValueError(f"could not parse OBJ file {path!r}: bad face on line {lineno}") from exc
+                    raise MalformedMeshFile(
+                        f"could not parse OBJ file {path!r}: bad face on line {lineno}", path, "obj"
+                    ) from exc
                 if i > 0:
                     idx.append(i - 1)
                 elif i < 0:
                     idx.append(len(verts) + i)
                 else:
-                    raise ValueError(f"could not parse OBJ file {path!r}: zero face index on line {lineno}")
+                    raise MalformedMeshFile(
+                        f"could not parse OBJ file {path!r}: zero face index on line {lineno}", path, "obj"
+                    )
             if key == "l":
                 if len(idx) >= 2:
                     shape_started = True
@@ -1263,10 +1305,12 @@ def _load_obj(data: bytes, path: str) -> tuple[np.ndarray, np.ndarray | None]:
             if not first_shape_done:
                 polygons.append(idx)
     if not verts:
-        raise ValueError(f"could not parse OBJ file {path!r}: no vertices")
+        raise MalformedMeshFile(f"could not parse OBJ file {path!r}: no vertices", path, "obj")
     v = np.asarray(verts, dtype=np.float32)
     if any(i < 0 or i >= len(verts) for poly in polygons for i in poly):
-        raise ValueError(f"OBJ file {path!r} has a face index that does not exist in its vertex list")
+        raise MalformedMeshFile(
+            f"OBJ file {path!r} has a face index that does not exist in its vertex list", path, "obj"
+        )
     faces: list[tuple[int, int, int]] = []
     with np.errstate(all="ignore"):
         for poly in polygons:
@@ -1282,7 +1326,9 @@ def _load_obj(data: bytes, path: str) -> tuple[np.ndarray, np.ndarray | None]:
         return v, None
     fa = np.asarray(faces, dtype=np.int64)
     if fa.min() < 0 or fa.max() >= v.shape[0]:
-        raise ValueError(f"OBJ file {path!r} has a face index that does not exist in its vertex list")
+        raise MalformedMeshFile(
+            f"OBJ file {path!r} has a face index that does not exist in its vertex list", path, "obj"
+        )
     return v, fa
 
 
@@ -1414,7 +1460,7 @@ class GeomInertial:
 
 
 def combine_geoms(
-    parts: Sequence[tuple[float, Sequence[float], Sequence[float], Sequence[float]]],
+    parts: Sequence[tuple[float, VectorLike, VectorLike, VectorLike]],
 ) -> GeomInertial:
     """Body inertial frame inferred from its geoms, exactly as ``mjCBody::InertiaFromGeom``.
 
@@ -1454,7 +1500,7 @@ def combine_geoms(
 
 
 def combine(
-    parts: Sequence[tuple[float, Sequence[float], np.ndarray]],
+    parts: Sequence[tuple[float, VectorLike, np.ndarray]],
 ) -> tuple[float, np.ndarray, np.ndarray]:
     """Total mass, centre of mass and 3x3 inertia about it of several rigid parts.
 

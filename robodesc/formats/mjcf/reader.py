@@ -101,7 +101,7 @@ _MODEL_EXTRAS = {"option", "size", "visual", "statistic", "custom", "contact", "
 
 def read(data: bytes, context: LoadContext) -> Model:
     """Read MJCF text into a `Model` (the reader registered for the `mjcf` format)."""
-    return _MjcfReader(context).read(parse_xml(data, context.source))
+    return _MjcfReader(context, parse_xml(data, context.source)).read()
 
 
 @dataclass
@@ -176,18 +176,19 @@ class _MjcfReader:
     """Reads one MJCF file. A reader for an <attach>ed sub-model shares its parent's model, bodies,
     included-file set and joint order, but has its own compiler settings, defaults and assets."""
 
-    def __init__(self, context: LoadContext, parent: _MjcfReader | None = None) -> None:
+    def __init__(self, context: LoadContext, document: Document, parent: _MjcfReader | None = None) -> None:
         self.context = context
-        self.values: Values | None = None
+        self.document = document  # the file this reader reads (a sub-model's file for an <attach>)
+        self.values = Values(document)
         self._prefix = ""  # added before every name read (an <attach> prefix)
         self._suffix = ""  # added after every name read (the indices of enclosing <replicate>s)
-        self._copies = 1 if parent is None else parent._copies  # product of the counts of enclosing <replicate>s
+        self._copies: int = 1 if parent is None else parent._copies  # product of the counts of enclosing <replicate>s
         self.compiler = _Compiler()
         self.defaults: dict[str, dict[str, dict[str, str]]] = {"main": {}}
         self.meshes: dict[str, dict[str, Any]] = {}
         self.submodels: dict[str, Document] = {}
         if parent is None:
-            self.model: Model | None = None
+            self.model = Model(name=document.root.get("model", "MuJoCo Model"), format="mjcf", source=context.source)
             self._owners: dict[int, Values] = {}  # element id -> the Values of the file it came from
             self._included: set[str] = set()
             self.bodies: dict[str, _BodyInfo] = {}
@@ -201,9 +202,8 @@ class _MjcfReader:
             self.bodies, self._joint_order, self._counter = parent.bodies, parent._joint_order, parent._counter
             self._prepared, self._ignored, self._attaching = parent._prepared, parent._ignored, parent._attaching
 
-    def read(self, document: Document) -> Model:
-        self.model = Model(name=document.root.get("model", "MuJoCo Model"), format="mjcf", source=self.context.source)
-        root = self.prepare(document)
+    def read(self) -> Model:
+        root = self.prepare()
         world = Body(name="world", location=self.where(root))
         self.model.bodies["world"] = world
         self.bodies["world"] = _BodyInfo(world)
@@ -228,10 +228,10 @@ class _MjcfReader:
         self._report_ignored()
         return self.model
 
-    def prepare(self, document: Document) -> Element:
+    def prepare(self) -> Element:
         """Everything before the body tree: includes, schema, compiler, defaults, assets."""
+        document = self.document
         root = document.root
-        self.values = Values(document)
         if root.tag != "mujoco":
             raise MissingRootElement(
                 f"an MJCF file has <mujoco> as its top element, not <{root.tag}>",
@@ -651,13 +651,15 @@ class _MjcfReader:
                 attrs = self._attrs(child, None)
                 rgba = self._floats(child, attrs, "rgba", 4, None)
                 name = attrs.get("name")
-                self.materials[name] = Material(
+                material = Material(
                     name=self._prefix + name if name else None,
                     color=np.array(rgba) if rgba else None,
                     texture=attrs.get("texture"),
                 )
+                if name is not None:  # geoms refer to materials by name: an unnamed one is never used
+                    self.materials[name] = material
                 if name:
-                    self.model.materials[self._prefix + name] = self.materials[name]
+                    self.model.materials[self._prefix + name] = material
             elif tag == "model":
                 self._submodel(child)
             else:  # texture, hfield, skin, ...: kept as written
@@ -683,7 +685,7 @@ class _MjcfReader:
                 f"model file {file!r} cannot be read", tried=[path], location=self.where(element), construct=file
             ) from None
         document = parse_xml(data, path)
-        self.submodels[name or document.root.get("model", "")] = document  # unnamed: the file's own model name
+        self.submodels[name or document.root.get("model") or ""] = document  # unnamed: the file's own model name
 
     # -- the body tree ------------------------------------------------------------------------
     def _children(self, element: Element, body: str, frame: np.ndarray, active: str | None, context: Element) -> None:
@@ -783,17 +785,20 @@ class _MjcfReader:
         c = self.compiler
         pos = np.array(self._floats(element, attrs, "pos", 3, [0.0, 0.0, 0.0]))
         axis = np.array(self._floats(element, attrs, "axis", 3, [0.0, 0.0, 1.0]))
-        body = info.body
+        moved = info.body  # the body this joint moves
+        parent = moved.parent
+        if parent is None:  # the world body (the schema check refuses this first, as MuJoCo does)
+            raise self._error(InvalidValue, "the world body cannot have joints", element, construct=element.tag)
         if kind == "free":
             joint = Joint(
                 name=name,
                 type=JointType.FLOATING,
-                parent=body.parent,
-                child=body.name,
-                origin=body.pose,
+                parent=parent,
+                child=moved.name,
+                origin=moved.pose,
                 location=where,
             )
-            joint.reference = np.concatenate([body.pose[:3, 3], matrix_to_quat(body.pose[:3, :3])])
+            joint.reference = np.concatenate([moved.pose[:3, 3], matrix_to_quat(moved.pose[:3, :3])])
         else:
             norm = math.hypot(*axis)  # neither overflows (1e200) nor underflows as a sum of squares would
             if norm < MINVAL and kind in ("hinge", "slide"):
@@ -809,9 +814,9 @@ class _MjcfReader:
             joint = Joint(
                 name=name,
                 type=JointType.BALL,
-                parent=body.parent,
-                child=body.name,
-                origin=body.pose @ make_pose(translation=anchor),
+                parent=parent,
+                child=moved.name,
+                origin=moved.pose @ make_pose(translation=anchor),
                 axis=direction,
                 location=where,
             )
@@ -844,7 +849,7 @@ class _MjcfReader:
             )
         joint.extras["mjcf"] = {k: v for k, v in attrs.items() if k not in ("name", "class")}
         self.model.joints[name] = joint
-        body.joints = (*body.joints, name)
+        moved.joints = (*moved.joints, name)
         info.moving = True
         self._joint_order.append(joint)
 
@@ -1252,7 +1257,7 @@ class _MjcfReader:
         """
         attrs = element.attrib
         model_name, body_name = attrs.get("model"), attrs.get("body")
-        source = self.submodels.get(model_name)
+        source = self.submodels.get(model_name) if model_name is not None else None
         if source is None:
             raise self._error(
                 UnresolvedReference,
@@ -1272,13 +1277,13 @@ class _MjcfReader:
                 construct=model_name,
                 suggestion="a sub-model cannot attach a body it is itself attached from",
             )
-        child = _MjcfReader(self.context, parent=self)
+        child = _MjcfReader(self.context, source, parent=self)
         child._prefix = self._prefix + attrs.get("prefix", "")
         child._suffix = self._suffix
         # keyed by the parsed file, not by the asset name: two files may each name a sub-model "arm"
         prepared = self._prepared.get(id(source))
         if prepared is None:  # compiler, defaults and assets of a sub-model are read once per load
-            root = child.prepare(source)
+            root = child.prepare()
             prepared = self._prepared[id(source)] = (
                 root,
                 child.values,
@@ -1579,22 +1584,34 @@ class _MjcfReader:
             return None
         return mass, pose[:3, 3].copy(), matrix_to_quat(pose[:3, :3]), np.diag(tensor).copy()
 
-    def _processed_mesh(self, mesh: dict[str, Any]) -> Any:
-        """The mesh as MuJoCo processes it (read from its file on first use, then cached)."""
+    def _processed_mesh(self, mesh: dict[str, Any]) -> mass_properties.ProcessedMesh:
+        """The mesh as MuJoCo processes it (read from its file on first use, then cached).
+
+        A file that cannot be read is `ResourceNotFound`; a file read but not a valid mesh of its
+        type is `MalformedValue`; a mesh MuJoCo refuses (degenerate, too few vertices, ...) is
+        `InvalidValue`. Each names the mesh, its file and the <mesh> element.
+        """
         if "processed" in mesh:
             return mesh["processed"]
         attrs, element = mesh["attrs"], mesh["element"]
-        name = mesh["name"]
+        name, path = mesh["name"], mesh["path"]
         vertices = self._floats(element, attrs, "vertex", None, None)
         faces = self._floats(element, attrs, "face", None, None)
+        source = f"file {path!r}" if vertices is None and path is not None else "its vertex data"
         try:
             if vertices is not None:  # process_mesh checks the counts, and that face indices are whole numbers
                 points = np.array(vertices)
                 triangles = np.array(faces) if faces is not None else None
-            elif mesh["path"] is not None:
-                points, triangles = mass_properties.load_mesh_file(mesh["path"])
+            elif path is not None:
+                points, triangles = mass_properties.load_mesh_file(path)
             else:
-                raise ValueError("the mesh has neither a file nor vertices")
+                raise self._error(
+                    MissingAttribute,
+                    f"mesh {name!r} has neither a file nor vertices",
+                    element,
+                    construct="mesh/@file",
+                    suggestion='add file="part.stl" or vertex="..." to the <mesh>',
+                )
             processed = mass_properties.process_mesh(
                 points,
                 triangles,
@@ -1604,12 +1621,25 @@ class _MjcfReader:
                 inertia_mode=attrs.get("inertia", "legacy"),
                 maxhullvert=self._int(element, attrs, "maxhullvert", -1),
             )
-        except (ValueError, OSError) as exc:
+        except mass_properties.MeshFileUnreadable as exc:
             raise ResourceNotFound(
                 f"mesh {name!r} cannot be used: {exc}",
                 location=self.where(element),
                 construct=name,
-                tried=[mesh["path"]] if mesh["path"] else [],
+                tried=[path],
+                suggestion="check the file name and meshdir/assetdir in <compiler>",
+            ) from None
+        except (mass_properties.MalformedMeshFile, mass_properties.UnsupportedMeshFileType) as exc:
+            raise self._error(
+                MalformedValue,
+                f"mesh {name!r} cannot be read from {source}: {exc}",
+                element,
+                construct=name,
+                suggestion="MuJoCo reads binary STL, OBJ and MSH files: re-export the mesh as one of them",
+            ) from None
+        except ValueError as exc:  # MuJoCo's compiler refuses the mesh itself
+            raise self._error(
+                InvalidValue, f"mesh {name!r} ({source}) cannot be used: {exc}", element, construct=name
             ) from None
         mesh["processed"] = processed
         return processed
@@ -1655,14 +1685,14 @@ def _compose_quat(pose: np.ndarray, quat: np.ndarray) -> np.ndarray:
 def _childclass_above(root: Element, target: Element) -> str | None:
     """The childclass in force at `target` (a body deep in a sub-model's tree), if any."""
 
-    def walk(node: Element, active: str | None) -> str | None | bool:
+    def walk(node: Element, active: str | None) -> tuple[bool, str | None]:
+        """(whether `target` is below `node`, the childclass in force at it)."""
         for child in node:
             if child is target:
-                return active
+                return True, active
             found = walk(child, child.get("childclass", active) if child.tag in ("body", "frame") else active)
-            if found is not False:
+            if found[0]:
                 return found
-        return False
+        return False, None
 
-    found = walk(root, None)
-    return None if found is False else found
+    return walk(root, None)[1]
