@@ -138,8 +138,8 @@ def parse_xml(data: bytes | str, source: str | None = None) -> Document:
     builder = TreeBuilder()  # the C implementation: no Python call per element
     _expat(data, source, builder.start, builder.end, builder.data)
     try:
-        root = builder.close()
-    except Exception:  # no element at all
+        root = builder.close()  # the C TreeBuilder returns None when there was no element at all
+    except AssertionError:  # ... the pure-Python one (no C accelerator) asserts instead
         root = None
     if root is None:
         raise MissingRootElement("the file has no root element", location=Location(file=source))
