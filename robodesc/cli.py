@@ -27,12 +27,13 @@ from typing import Any
 import numpy as np
 
 from . import __version__, check, load
+from .core.checks import CheckReport, error_diagnostic
 from .core.diagnostics import Diagnostic, Severity
-from .core.errors import ConfigurationError, RobodescError, UnresolvedReference, did_you_mean
+from .core.errors import ConfigurationError, FormatError, PluginCrash, RobodescError, UnresolvedReference, did_you_mean
 from .core.kinematics import Poses
 from .core.model import Body, Joint, Limits, Model
 from .core.transforms import invert_pose, matrix_to_rpy
-from .plugins import FormatSpec, default_registry
+from .plugins import PluginInfo, Registry, default_registry
 
 PROG = "robodesc"
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: what a shell shows for `yes | head -1`
@@ -58,11 +59,11 @@ _SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 
 
 def _candidates(paths: Sequence[str]) -> tuple[list[str], list[str]]:
-    """(files to check, paths that cannot be read). Folders are walked for every file a registered
-    format claims by extension, and for .xml files whose top element a format recognises."""
+    """(files to check, paths that cannot be read). Folders are walked for every file that any
+    offered format claims by extension (also formats two plugins conflict over, so that `check`
+    reports the conflict for each file), and for .xml files whose content a format recognises."""
     registry = default_registry()
-    formats = list(registry.formats().values())
-    extensions = tuple(e.lower() for f in formats for e in f.extensions)
+    extensions = registry.table().extensions()
     files, unreadable = [], []
     for path in paths:
         if os.path.isdir(path):
@@ -71,7 +72,7 @@ def _candidates(paths: Sequence[str]) -> tuple[list[str], list[str]]:
                 for name in sorted(names):
                     full = os.path.join(folder, name)
                     lower = name.lower()
-                    if lower.endswith(extensions) or (lower.endswith(".xml") and _sniffed(full, formats)):
+                    if lower.endswith(extensions) or (lower.endswith(".xml") and _recognised(registry, full)):
                         files.append(full)
         elif os.path.isfile(path) and os.access(path, os.R_OK):
             files.append(path)
@@ -80,19 +81,15 @@ def _candidates(paths: Sequence[str]) -> tuple[list[str], list[str]]:
     return files, unreadable
 
 
-def _sniffed(path: str, formats: Sequence[FormatSpec]) -> bool:
+def _recognised(registry: Registry, path: str) -> bool:
+    """Whether a format recognises the file's content (an .xml file found in a folder)."""
     try:
         with open(path, "rb") as handle:
             head = handle.read(4096)
-    except OSError:
+        registry.detect(None, head)
+    except (OSError, FormatError):
         return False
-    for spec in formats:
-        try:
-            if spec.sniff is not None and spec.sniff(head):
-                return True
-        except Exception:  # a plugin's sniffer; the registry reports broken plugins elsewhere
-            continue
-    return False
+    return True
 
 
 def _codes(values: Sequence[str] | None) -> list[str]:
@@ -125,25 +122,7 @@ def _diagnostic_lines(d: Diagnostic, fallback: str) -> list[str]:
     return lines
 
 
-def _old_check_options(args: argparse.Namespace) -> None:
-    """Accept, with a warning, the spellings `check` had before `--format` meant the input everywhere:
-    `--format text|json` (now `--json`) and `--input-format NAME` (now `--format NAME`). A format
-    that a plugin really calls `json` or `text` is read as such."""
-    if args.input_format is not None:
-        print(f"{PROG}: warning: --input-format is deprecated; use --format NAME", file=sys.stderr)
-        args.format = args.format or args.input_format
-    if args.format in ("text", "json") and args.format not in default_registry().formats():
-        print(
-            f"{PROG}: warning: 'check --format {args.format}' is deprecated: --format names the input format; "
-            + ("use --json" if args.format == "json" else "text is the default output"),
-            file=sys.stderr,
-        )
-        args.json = args.json or args.format == "json"
-        args.format = None
-
-
 def cmd_check(args: argparse.Namespace) -> int:
-    _old_check_options(args)
     files, unreadable = _candidates(args.paths)
     for path in unreadable:
         print(f"{PROG}: error: cannot read {path}", file=sys.stderr)
@@ -160,7 +139,11 @@ def cmd_check(args: argparse.Namespace) -> int:
                 end=end,
                 file=sys.stderr,
             )
-        report = check(path, strict=args.strict, format=args.format, search_paths=args.search_path or ())
+        try:
+            report = check(path, strict=args.strict, format=args.format, search_paths=args.search_path or ())
+        except PluginCrash as crash:  # a bug in a plugin, not a finding: say so, and go on with the other files
+            print(f"{PROG}: error: {cli_wording(str(crash))}", file=sys.stderr)
+            report = CheckReport(path, [error_diagnostic(crash)], None, args.strict)
         reports.append(report.filtered(select, ignore))
     if progress and sys.stderr.isatty():
         print(" " * 100, end="\r", file=sys.stderr)
@@ -511,10 +494,8 @@ def cmd_fk(args: argparse.Namespace) -> int:
 
 # -- formats -----------------------------------------------------------------------------------
 def cmd_formats(args: argparse.Namespace) -> int:
-    """List the formats the installed plugins provide, and the plugins that failed to load."""
-    registry = default_registry()
-    # The registry, not `robodesc.formats()`: the name `robodesc.formats` is also a subpackage.
-    specs: list[FormatSpec] = list(registry.formats().values())
+    """List the formats the installed plugins provide, who wins where they conflict, and what failed."""
+    table = default_registry().table()
     rows = [
         [
             spec.name,
@@ -524,23 +505,93 @@ def cmd_formats(args: argparse.Namespace) -> int:
             spec.plugin or "-",
             spec.description,
         ]
-        for spec in sorted(specs, key=lambda s: s.name)
+        for spec in sorted(table.usable.values(), key=lambda s: s.name)
     ]
     if rows:
         for line in _table(("name", "extensions", "read", "write", "plugin", "description"), rows):
             print(line)
     else:
         print("no formats installed")
-    if registry.conflicts:
+    if table.conflicts:
         print()
-        print("formats provided by several plugins (unusable until all but one are removed):")
-        for name, plugins in sorted(registry.conflicts.items()):
-            print(f"  {name}: {', '.join(plugins)}")
-    if registry.broken:
+        print(
+            "format names offered by several plugins (the first is used; none when no robodesc format is among them):"
+        )
+        for name, plugins in sorted(table.conflicts.items()):
+            used = "" if name in table.usable else "  (unusable)"
+            print(f"  {name}: {', '.join(plugins)}{used}")
+    shared = table.shared_extensions()
+    if shared:
         print()
-        print("plugins that failed to load:")
-        for plugin, why in sorted(registry.broken.items()):
-            print(f"  {plugin}: {why}")
+        print("extensions claimed by several formats:")
+        for ext, specs in sorted(shared.items()):
+            named = [f"{s.name} (plugin {s.plugin})" for s in specs]
+            if specs[0].plugin in table.builtin:
+                print(f"  {ext}: {named[0]} reads; also claimed by {', '.join(named[1:])}")
+            else:
+                print(f"  {ext}: decided by content among {', '.join(named)}")
+    _print_problems(default_registry().plugins())
+    return 0
+
+
+def _print_problems(plugins: Sequence[PluginInfo]) -> None:
+    troubled = [p for p in plugins if p.problems]
+    if troubled:
+        print()
+        print("plugin problems:")
+        for plugin in troubled:
+            for problem in plugin.problems:
+                print(f"  {plugin.name}: {problem}")
+
+
+# -- plugins -----------------------------------------------------------------------------------
+def _provides(plugin: PluginInfo) -> str:
+    parts = []
+    if plugin.formats:
+        parts.append("formats: " + ", ".join(plugin.formats))
+    if plugin.resolves_uris:
+        parts.append("resolves URIs")
+    if plugin.checks:
+        parts.append("checks")
+    if "robodesc_model_loaded" in plugin.hooks:
+        parts.append("post-processes models")
+    return "; ".join(parts) or "-"
+
+
+def cmd_plugins(args: argparse.Namespace) -> int:
+    """List every plugin: where it comes from, whether it works, and what it adds."""
+    plugins = default_registry().plugins()
+    if args.json:
+        entries = [
+            {
+                "name": p.name,
+                "status": p.status,
+                "distribution": p.distribution,
+                "version": p.version,
+                "target": p.target,
+                "builtin": p.builtin,
+                "formats": p.formats,
+                "resolves_uris": p.resolves_uris,
+                "checks": p.checks,
+                "hooks": p.hooks,
+                "problems": p.problems,
+            }
+            for p in plugins
+        ]
+        print(json.dumps(entries, indent=2))
+        return 0
+    rows = [
+        [
+            p.name,
+            f"{p.distribution or '-'} {p.version or ''}".strip(),
+            p.status,
+            _provides(p) if p.status == "active" else "-",
+        ]
+        for p in plugins
+    ]
+    for line in _table(("plugin", "distribution", "status", "provides"), rows):
+        print(line)
+    _print_problems(plugins)
     return 0
 
 
@@ -565,6 +616,13 @@ def build_parser() -> argparse.ArgumentParser:
         description="Inspect robot description files in any format an installed plugin reads (see `robodesc formats`).",
     )
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    parser.add_argument(
+        "--disable-plugin",
+        metavar="NAME",
+        action="append",
+        help="leave out this plugin (entry-point or distribution name; repeatable); "
+        "the environment variable ROBODESC_DISABLE_PLUGINS=NAME,... does the same",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     source = argparse.ArgumentParser(add_help=False)
@@ -611,7 +669,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     chk.add_argument("paths", nargs="+", metavar="PATH", help="files, or folders to search recursively")
     _input_options(chk, "every file")
-    chk.add_argument("--input-format", metavar="NAME", help=argparse.SUPPRESS)  # deprecated: --format
     chk.add_argument("--strict", action="store_true", help="warnings fail too")
     chk.add_argument("--select", metavar="CODE", action="append", help="only these codes (prefixes; repeatable)")
     chk.add_argument("--ignore", metavar="CODE", action="append", help="leave out these codes (prefixes; repeatable)")
@@ -622,6 +679,15 @@ def build_parser() -> argparse.ArgumentParser:
         "formats", help="list the installed formats", description="List the formats installed plugins provide."
     )
     fmt.set_defaults(handler=cmd_formats)
+
+    plug = sub.add_parser(
+        "plugins",
+        help="list the installed plugins",
+        description="List every plugin: its distribution and version, its status (active, failed, disabled), "
+        "what it adds, and what went wrong with it.",
+    )
+    plug.add_argument("--json", action="store_true", help="print a JSON list instead of text")
+    plug.set_defaults(handler=cmd_plugins)
     return parser
 
 
@@ -637,6 +703,20 @@ def _to_devnull(stream: Any) -> None:
         os.dup2(devnull, fd)
     finally:
         os.close(devnull)
+
+
+def _disable_plugins(names: Sequence[str]) -> None:
+    """Apply --disable-plugin before anything is loaded; a name no plugin has is worth a warning."""
+    if not names:
+        return
+    registry = default_registry()
+    for name in names:
+        registry.disable(name)
+    known = {n for p in registry.plugins() for n in (p.name, p.distribution) if n}
+    for name in names:
+        if name not in known:
+            hint = did_you_mean(name, known)
+            warnings.warn(f"--disable-plugin {name}: no plugin has that name" + (f"; {hint}" if hint else ""))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -668,6 +748,7 @@ def _main(argv: Sequence[str] | None) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
+            _disable_plugins(args.disable_plugin or ())
             status = handler(args)
             sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
         except BrokenPipeError:

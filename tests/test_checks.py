@@ -181,7 +181,7 @@ def test_check_command_strict_and_json(tmp_path, capsys):
     assert main(["check", arm]) == 0
     assert main(["check", "--strict", arm]) == 1
     capsys.readouterr()
-    assert main(["check", "--format", "json", "--ignore", "movable", "--strict", arm]) == 0
+    assert main(["check", "--json", "--ignore", "movable", "--strict", arm]) == 0
     payload = json.loads(capsys.readouterr().out)
     assert payload["summary"] == {"files": 1, "failed": 0, "errors": 0, "warnings": 0, "infos": 0}
     assert payload["files"][0]["loaded"] is True
@@ -193,7 +193,7 @@ def test_check_command_walks_folders_and_skips_other_xml(tmp_path, capsys):
     (tmp_path / "robots" / "b.xml").write_text('<robot name="x"><link name="l"/></robot>')
     (tmp_path / "robots" / "package.xml").write_text("<package><name>p</name></package>")
     (tmp_path / "robots" / "notes.txt").write_text("not a robot")
-    assert main(["check", "--format", "json", str(tmp_path)]) == 1  # a.urdf has two roots
+    assert main(["check", "--json", str(tmp_path)]) == 1  # a.urdf has two roots
     payload = json.loads(capsys.readouterr().out)
     assert sorted(Path(f["file"]).name for f in payload["files"]) == ["a.urdf", "b.xml"]
 

@@ -480,6 +480,6 @@ def test_the_command_fails_on_an_sdf_error_finding_and_filters_by_prefix(tmp_pat
     assert main(["check", str(path)]) == 1
     out = capsys.readouterr().out
     assert "error sdf-unknown-sensor-type" in out and "warning sdf-sensor-update-rate" in out
-    assert main(["check", "--format", "json", "--ignore", "sdf-unknown", str(path)]) == 0
+    assert main(["check", "--json", "--ignore", "sdf-unknown", str(path)]) == 0
     payload = json.loads(capsys.readouterr().out)
     assert [d["code"] for d in payload["files"][0]["diagnostics"]] == ["sdf-sensor-update-rate"]

@@ -425,16 +425,12 @@ def test_check_json_and_input_format(capsys: pytest.CaptureFixture[str]) -> None
     assert found["suggestion"] == "is this the right format? use --format NAME to choose another"
 
 
-def test_check_old_spellings_still_work_with_a_warning(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run(capsys, "check", "--format", "json", ARM)
-    assert code == 0
-    assert json.loads(out)["summary"]["warnings"] == 3
-    assert "warning: 'check --format json' is deprecated" in err and "--json" in err
-    path = tmp_path / "robot.txt"
-    path.write_text(ARM.read_text())
-    code, out, err = run(capsys, "check", "--input-format", "urdf", path)
-    assert code == 0
-    assert "--input-format is deprecated; use --format NAME" in err
+def test_check_format_names_the_input_only(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "check", "--format", "json", ARM)  # no format is called json
+    assert code == 1
+    assert "unknown format 'json'" in out
+    with pytest.raises(SystemExit):
+        main(["check", "--input-format", "urdf", str(ARM)])  # one spelling per meaning
 
 
 # -- broken pipes ------------------------------------------------------------------------------
@@ -494,7 +490,7 @@ def test_output_into_head(big: Path, command: str, first: object) -> None:
 
 
 @pytest.mark.parametrize(
-    "argv", [["formats"], ["--help"], ["info", str(ARM)], ["check", str(ARM), "--json"], ["fk", str(ARM)]]
+    "argv", [["formats"], ["plugins"], ["--help"], ["info", str(ARM)], ["check", str(ARM), "--json"], ["fk", str(ARM)]]
 )
 def test_output_into_a_closed_pipe(argv: list[str]) -> None:
     """Even a short output meets a closed pipe when its reader is gone before it is written."""
@@ -543,14 +539,23 @@ def test_formats(capsys: pytest.CaptureFixture[str]) -> None:
     assert urdf[:5] == ["urdf", ".urdf", "yes", "no", "urdf"]
 
 
-def test_formats_lists_broken_plugins(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_formats_lists_plugin_problems(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     registry = robodesc.default_registry()
     registry.formats()
-    monkeypatch.setitem(registry.broken, "exploding", "cannot be loaded (exploding:x): ImportError: boom")
+    exploding = robodesc.PluginInfo("exploding", status="failed", problems=["cannot be loaded (exploding:x): boom"])
+    monkeypatch.setitem(registry._info, "exploding", exploding)
     code, out, _ = run(capsys, "formats")
     assert code == 0
-    assert "plugins that failed to load:" in out
-    assert "exploding: cannot be loaded (exploding:x): ImportError: boom" in out
+    assert "plugin problems:" in out
+    assert "exploding: cannot be loaded (exploding:x): boom" in out
+    code, out, _ = run(capsys, "plugins")
+    assert code == 0
+    assert re.search(r"^exploding\s+-\s+failed\s+-$", out, re.M)
+    assert re.search(r"^urdf\s+robodesc \S+\s+active\s+formats: urdf; checks$", out, re.M)
+    code, out, _ = run(capsys, "plugins", "--json")
+    entries = {e["name"]: e for e in json.loads(out)}
+    assert entries["resolver"]["resolves_uris"] and entries["resolver"]["builtin"]
+    assert entries["exploding"]["status"] == "failed"
 
 
 # -- errors and usage --------------------------------------------------------------------------

@@ -188,12 +188,6 @@ def test_membership_index_and_remove_never_raise(model, tmp_path):
     assert all(frame in frames for frame in twin.frames.values())
 
 
-@pytest.mark.xfail(
-    reason="a deep copy of a Location read lazily from an XML document keeps the document's id()-keyed line and "
-    "parent caches, so once a location has been read, copies report wrong lines and element paths "
-    "(fix: Location.__reduce__ in core/errors.py returning the resolved fields)",
-    strict=False,
-)
 def test_deep_copies_stay_equal_after_locations_were_read(model):
     for body in model.bodies.values():
         str(body.location)  # reads the line and the element path

@@ -27,7 +27,7 @@ ROOT = Path(__file__).parents[1]
 ARM = ROOT / "examples" / "arm.urdf"
 
 # The toy format every plugin here reads: "TOY" then one "body parent [joint]" per line.
-TOY_READER = '''
+TOY_READER = """
 from robodesc import Body, Joint, JointType, Model, FormatSpec, hookimpl
 
 def read_toy(data, context):
@@ -42,7 +42,7 @@ def read_toy(data, context):
             if not joint.startswith("ghost"):
                 model.joints[joint] = Joint(joint, JointType.REVOLUTE, parent, name)
     return model
-'''
+"""
 
 
 def make_plugin(site: Path, dist: str, module: str, body: str, entry_points: dict[str, str] | None = None) -> Path:
@@ -85,9 +85,12 @@ def run_command(args: list[str], site: Path, cwd: Path, env: dict[str, str] | No
 
 
 GREEDY = """
+def read_anything(data, context):
+    return Model("greedy", bodies={"g": Body("g")})
+
 @hookimpl
 def robodesc_formats():
-    return [FormatSpec("greedy", (".URDF", ".toy"), read=lambda data, context: Model("greedy", bodies={"g": Body("g")}), sniff=lambda head: True)]
+    return [FormatSpec("greedy", (".URDF", ".toy"), read=read_anything, sniff=lambda head: True)]
 """
 
 
@@ -376,7 +379,9 @@ def test_a_resolver_that_raises_is_blamed_on_the_resolver(site: Path):
         """,
     )
     registry = fresh_registry()
-    urdf = '<robot name="r"><link name="a"><visual><geometry><mesh filename="m.stl"/></geometry></visual></link></robot>'
+    urdf = (
+        '<robot name="r"><link name="a"><visual><geometry><mesh filename="m.stl"/></geometry></visual></link></robot>'
+    )
     with pytest.raises(PluginCrash) as info:
         registry.loads(urdf, format="urdf")
     crash = info.value
@@ -389,8 +394,12 @@ def test_a_resolver_that_raises_is_blamed_on_the_resolver(site: Path):
 
 
 def test_a_resolver_returning_a_non_path_is_a_plugin_error(site: Path):
-    make_plugin(site, "toyplug-r2", "toyplug_r2", "\n@hookimpl\ndef robodesc_resolve_uri(uri, context):\n    return 42\n")
-    urdf = '<robot name="r"><link name="a"><visual><geometry><mesh filename="m.stl"/></geometry></visual></link></robot>'
+    make_plugin(
+        site, "toyplug-r2", "toyplug_r2", "\n@hookimpl\ndef robodesc_resolve_uri(uri, context):\n    return 42\n"
+    )
+    urdf = (
+        '<robot name="r"><link name="a"><visual><geometry><mesh filename="m.stl"/></geometry></visual></link></robot>'
+    )
     with pytest.raises(PluginError, match="'toyplug-r2' returned int from robodesc_resolve_uri"):
         fresh_registry().loads(urdf, format="urdf")
 
@@ -450,7 +459,9 @@ def test_plugins_can_be_left_out_of_one_call_by_entry_point_or_distribution_name
 def test_plugins_command_lists_every_plugin(site: Path, tmp_path: Path):
     make_plugin(site, "toyplug-toy", "toyplug_toy", TOY_PLUGIN)
     make_plugin(site, "toyplug-broken", "toyplug_broken", "\nraise ImportError('no such thing')\n")
-    make_plugin(site, "toyplug-resolver", "toyplug_resolver", "\n@hookimpl\ndef robodesc_resolve_uri(uri, context):\n    pass\n")
+    make_plugin(
+        site, "toyplug-resolver", "toyplug_resolver", "\n@hookimpl\ndef robodesc_resolve_uri(uri, context):\n    pass\n"
+    )
     result = run_command([sys.executable, "-m", "robodesc", "plugins"], site, tmp_path)
     assert result.returncode == 0, result.stderr
     lines = {line.split()[0]: line for line in result.stdout.splitlines() if line and not line.startswith(" ")}
@@ -490,25 +501,29 @@ def test_check_reports_a_format_name_conflict_per_file(site: Path, tmp_path: Pat
 # -- first use from many threads ---------------------------------------------------------------------
 
 
+def _first_loads(registry: Registry, count: int) -> list[object]:
+    """`count` threads make the registry's first load at once; what each got."""
+    barrier = threading.Barrier(count)
+    results: list[object] = []
+
+    def first_load() -> None:
+        barrier.wait()
+        try:
+            results.append(registry.load(ARM).format)
+        except Exception as exc:  # noqa: BLE001 - collected and asserted by the caller
+            results.append(exc)
+
+    threads = [threading.Thread(target=first_load) for _ in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return results
+
+
 def test_the_first_load_from_many_threads_sees_every_format():
     for _ in range(5):
-        registry = Registry()
-        barrier = threading.Barrier(8)
-        results: list[object] = []
-
-        def first_load() -> None:
-            barrier.wait()
-            try:
-                results.append(registry.load(ARM).format)
-            except Exception as exc:  # noqa: BLE001 - collected and asserted below
-                results.append(exc)
-
-        threads = [threading.Thread(target=first_load) for _ in range(8)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        assert results == ["urdf"] * 8
+        assert _first_loads(Registry(), 8) == ["urdf"] * 8
 
 
 # -- the Python surface -------------------------------------------------------------------------------

@@ -54,6 +54,11 @@ class Location:
     def _key(self) -> tuple:
         return (self.file, self.line, self.column, self.element)
 
+    def __reduce__(self) -> tuple:
+        """Copies and pickles carry the resolved line and element, not the parsed document behind them
+        (whose lookups are keyed by object identity and would answer wrongly for a copy)."""
+        return (Location, self._key())
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Location) and self._key() == other._key()
 

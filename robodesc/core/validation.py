@@ -57,7 +57,8 @@ class _Problem:
         raise InvalidTree(
             f"{message} (model from {self.origin})" if self.origin else message,
             location=location if isinstance(location, Location) else Location(file=self.model.source),
-            suggestion=suggestion or f"fix {self.origin or 'the code that built the model'}: a model is one tree of "
+            suggestion=suggestion
+            or f"fix {self.origin or 'the code that built the model'}: a model is one tree of "
             "bodies, joints naming existing bodies, frames on existing bodies",
         )
 

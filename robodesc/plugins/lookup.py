@@ -57,8 +57,11 @@ class FormatTable:
                     report(other, f"offers format {name!r}, which robodesc provides itself; robodesc's is used")
             else:
                 for other in plugins:
-                    report(other, f"offers format {name!r} like plugin(s) {', '.join(p for p in plugins if p != other)}; "
-                           f"the format is unusable until all but one are removed or disabled")
+                    report(
+                        other,
+                        f"offers format {name!r} like plugin(s) {', '.join(p for p in plugins if p != other)}; "
+                        f"the format is unusable until all but one are removed or disabled",
+                    )
         return table
 
     def _rank(self, spec: FormatSpec) -> tuple[bool, str, str]:
@@ -79,6 +82,15 @@ class FormatTable:
     def extensions(self) -> tuple[str, ...]:
         """Every extension any offered format claims (lower case), usable or not."""
         return tuple(dict.fromkeys(e for spec in self.offered for e in spec.extensions))
+
+    def shared_extensions(self) -> dict[str, list[FormatSpec]]:
+        """Extensions claimed by more than one usable format -> those formats, in lookup order."""
+        claims: dict[str, list[FormatSpec]] = {}
+        for spec in self.offered:
+            if self.usable.get(spec.name) is spec:
+                for ext in spec.extensions:
+                    claims.setdefault(ext, []).append(spec)
+        return {ext: specs for ext, specs in claims.items() if len(specs) > 1}
 
     def claimants(self, path: str) -> list[FormatSpec]:
         """The offered formats claiming the longest extension of `path` that any format claims."""

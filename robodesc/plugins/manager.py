@@ -187,7 +187,8 @@ class Registry:
                 raise PluginError(
                     f"no plugin named {name!r} is registered",
                     plugin=name,
-                    suggestion=did_you_mean(name, [n for n, _ in self.pm.list_name_plugin()]) or "see `robodesc plugins`",
+                    suggestion=did_you_mean(name, [n for n, _ in self.pm.list_name_plugin()])
+                    or "see `robodesc plugins`",
                 )
             self.pm.unregister(name=name)
             self._info.pop(name, None)
@@ -415,7 +416,8 @@ class Registry:
     ) -> LoadContext:
         if isinstance(search_paths, (str, bytes)):
             raise InvalidArgument(
-                "search_paths must be a list of folders, not a single string", suggestion=f"search_paths=[{search_paths!r}]"
+                "search_paths must be a list of folders, not a single string",
+                suggestion=f"search_paths=[{search_paths!r}]",
             )
         resolve = self._hook("robodesc_resolve_uri", excluded)
         context = LoadContext(
