@@ -557,3 +557,21 @@ def test_the_formats_package_imports_and_formats_is_still_callable():
     assert callable(robodesc.formats.urdf.robodesc_formats)
     assert {f.name for f in robodesc.formats()} >= {"urdf", "sdf", "mjcf"}
     assert robodesc.CheckReport is type(robodesc.check(ARM))
+
+
+def test_the_longest_claimed_extension_decides(site: Path, tmp_path: Path):
+    make_plugin(
+        site,
+        "toyplug-ext",
+        "toyplug_ext",
+        """
+        @hookimpl
+        def robodesc_formats():
+            return [FormatSpec("short", (".xacro",), read=read_toy), FormatSpec("long", (".urdf.xacro",), read=read_toy)]
+        """,
+    )
+    registry = fresh_registry()
+    for name, expected in (("robot.urdf.xacro", "long"), ("robot.xacro", "short")):
+        path = tmp_path / name
+        path.write_text("TOY\nbase -\n")
+        assert registry.load(path).format == expected
