@@ -567,7 +567,8 @@ def test_the_longest_claimed_extension_decides(site: Path, tmp_path: Path):
         """
         @hookimpl
         def robodesc_formats():
-            return [FormatSpec("short", (".xacro",), read=read_toy), FormatSpec("long", (".urdf.xacro",), read=read_toy)]
+            return [FormatSpec("short", (".xacro",), read=read_toy),
+                    FormatSpec("long", (".urdf.xacro",), read=read_toy)]
         """,
     )
     registry = fresh_registry()
