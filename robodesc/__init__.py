@@ -92,7 +92,7 @@ Source = Union[str, "os.PathLike[str]", BinaryIO]
 def load(
     path: Source,
     format: str | None = None,
-    search_paths: Iterable[str | os.PathLike] = (),
+    search_paths: Iterable[str | os.PathLike[str]] = (),
     disable_plugins: Iterable[str] = (),
 ) -> Model:
     """Load a description from a path, a `pathlib.Path` or a binary file object.
@@ -109,7 +109,7 @@ def loads(
     text: str | bytes,
     format: str | None = None,
     base_dir: str | os.PathLike | None = None,
-    search_paths: Iterable[str | os.PathLike] = (),
+    search_paths: Iterable[str | os.PathLike[str]] = (),
     disable_plugins: Iterable[str] = (),
 ) -> Model:
     """Load a description from text; relative URIs resolve against `base_dir` (default: cwd)."""
@@ -145,7 +145,7 @@ def check(
     target: Source | Model,
     strict: bool = False,
     format: str | None = None,
-    search_paths: Iterable[str | os.PathLike] = (),
+    search_paths: Iterable[str | os.PathLike[str]] = (),
     disable_plugins: Iterable[str] = (),
 ) -> CheckReport:
     """Check a file (or an already loaded model) and return every finding at once.

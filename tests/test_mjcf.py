@@ -634,10 +634,10 @@ def test_welded_bodies_whose_combined_inertia_overflows_load_as_in_mujoco(tmp_pa
 
 @pytest.mark.parametrize(
     ("mesh", "error", "match"),
-    [('face="0 1 1e300"', ResourceNotFound, "vertex index does not exist"),
-     ('face="0 1 2.5"', ResourceNotFound, "must be integers"),
+    [('face="0 1 1e300"', InvalidValue, "vertex index does not exist"),
+     ('face="0 1 2.5"', InvalidValue, "must be integers"),
      ('refquat="0 0 0 0"', InvalidValue, "zero quaternion"),
-     ('scale="1e200 1e200 1e200"', ResourceNotFound, "too large to use")],
+     ('scale="1e200 1e200 1e200"', InvalidValue, "too large to use")],
 )  # fmt: skip
 def test_bad_inline_mesh_data_is_reported(mesh, error, match):
     # face="... 1e300" raised OverflowError (int conversion), refquat="0 0 0 0" a ValueError, a huge scale
@@ -649,6 +649,7 @@ def test_bad_inline_mesh_data_is_reported(mesh, error, match):
     with pytest.raises(error, match=match) as info:
         robodesc.loads(text, format="mjcf")
     assert info.value.line == 1
+    assert not isinstance(info.value, ResourceNotFound)  # the mesh is there; its data is bad
 
 
 def test_lines_stay_right_after_an_include_is_spliced_in(tmp_path):

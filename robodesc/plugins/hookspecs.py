@@ -22,7 +22,7 @@ hookimpl = pluggy.HookimplMarker("robodesc")
 
 
 @hookspec
-def robodesc_formats() -> list[FormatSpec]:
+def robodesc_formats() -> list[FormatSpec]:  # type: ignore[empty-body]  # a specification: never called
     """Return the formats this plugin provides.
 
     Each `FormatSpec` names the format, the file extensions it claims, a reader
@@ -51,7 +51,7 @@ def robodesc_model_loaded(model: Model, context: LoadContext) -> None:
 
 
 @hookspec
-def robodesc_checks(model: Model) -> list[Diagnostic]:
+def robodesc_checks(model: Model) -> list[Diagnostic]:  # type: ignore[empty-body]  # never called
     """Return findings about a loaded model, for `robodesc.check` and `robodesc check`.
 
     Called on every model that is checked, after robodesc's own format-neutral checks. Each

@@ -21,7 +21,7 @@ from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import pluggy
 
@@ -176,7 +176,8 @@ class Registry:
             info.hooks.append(caller.name)
             for impl in caller.get_hookimpls():
                 if impl.plugin is plugin:
-                    impl.function = self._guard(impl, caller.name)
+                    # pluggy marks `function` Final; replacing it is the point: pluggy then calls the guard
+                    impl.function = self._guard(impl, caller.name)  # type: ignore[misc]
         self._info[name] = info
         self._tables.clear()
         return name
@@ -306,7 +307,7 @@ class Registry:
         if not names:
             return frozenset()
         self._ensure_entry_points()
-        out = set()
+        out: set[str] = set()
         for wanted in names:
             matches = [i.name for i in self._info.values() if wanted in (i.name, i.distribution)]
             if not matches:
@@ -372,7 +373,7 @@ class Registry:
         self,
         path: str | os.PathLike | Any,
         format: str | None = None,
-        search_paths: Iterable[str] = (),
+        search_paths: Iterable[str | os.PathLike[str]] = (),
         context: LoadContext | None = None,
         disable_plugins: Iterable[str] = (),
     ) -> Model:
@@ -389,7 +390,7 @@ class Registry:
         text: str | bytes,
         format: str | None = None,
         base_dir: str | os.PathLike | None = None,
-        search_paths: Iterable[str] = (),
+        search_paths: Iterable[str | os.PathLike[str]] = (),
         disable_plugins: Iterable[str] = (),
     ) -> Model:
         if isinstance(text, str):
@@ -412,7 +413,11 @@ class Registry:
         return self._table(excluded).detect(source, data[:_SNIFF_BYTES], self._report)
 
     def new_context(
-        self, source: str | None, base_dir: str, search_paths: Iterable[str], excluded: frozenset[str] = frozenset()
+        self,
+        source: str | None,
+        base_dir: str,
+        search_paths: Iterable[str | os.PathLike[str]],
+        excluded: frozenset[str] = frozenset(),
     ) -> LoadContext:
         if isinstance(search_paths, (str, bytes)):
             raise InvalidArgument(
@@ -460,11 +465,11 @@ class Registry:
 
     def check(
         self,
-        target: str | os.PathLike | Model,
+        target: str | os.PathLike[str] | BinaryIO | Model,
         *,
         strict: bool = False,
         format: str | None = None,
-        search_paths: Iterable[str] = (),
+        search_paths: Iterable[str | os.PathLike[str]] = (),
         disable_plugins: Iterable[str] = (),
     ) -> CheckReport:
         """Load (unless given a model) and check: the reader's notes, robodesc's checks, plugins' checks.
