@@ -576,3 +576,35 @@ def test_the_longest_claimed_extension_decides(site: Path, tmp_path: Path):
         path = tmp_path / name
         path.write_text("TOY\nbase -\n")
         assert registry.load(path).format == expected
+
+
+def test_a_plugin_reports_bad_syntax_of_its_own_format_as_a_located_syntax_error(site: Path, tmp_path: Path):
+    make_plugin(
+        site,
+        "toyplug-json",
+        "toyplug_json",
+        """
+        import json
+        from robodesc import DescriptionSyntaxError, Location
+
+        def read_json(data, context):
+            try:
+                json.loads(data)
+            except json.JSONDecodeError as exc:
+                where = Location(file=context.source, line=exc.lineno, column=exc.colno)
+                raise DescriptionSyntaxError(f"not JSON: {exc.msg}", location=where) from None
+            return read_toy(b"TOY\\nbase -\\n", context)
+
+        @hookimpl
+        def robodesc_formats():
+            return [FormatSpec("toyjson", (".tj",), read=read_json)]
+        """,
+    )
+    path = tmp_path / "bad.tj"
+    path.write_text('{"links": [\n  "base",\n]}\n')
+    registry = fresh_registry()
+    with pytest.raises(robodesc.DescriptionSyntaxError) as info:
+        registry.load(path)
+    assert (info.value.file, info.value.line) == (str(path), 3)
+    (finding,) = registry.check(path).diagnostics
+    assert finding.code == "syntax-error" and finding.location.line == 3

@@ -194,7 +194,16 @@ class InvalidArgument(RobodescError, TypeError):
     code = "invalid-argument"
 
 
-class XMLSyntaxError(RobodescError):
+class DescriptionSyntaxError(RobodescError):
+    """The file is not well-formed in its own syntax (for a plugin's format: JSON, YAML, a line format).
+
+    Give the line (and column) in the `Location`. XML formats raise the subclass `XMLSyntaxError`.
+    """
+
+    code = "syntax-error"
+
+
+class XMLSyntaxError(DescriptionSyntaxError):
     """The file is not well-formed XML."""
 
     code = "xml-syntax"

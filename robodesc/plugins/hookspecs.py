@@ -27,10 +27,10 @@ def robodesc_formats() -> list[FormatSpec]:  # type: ignore[empty-body]  # a spe
 
     Each `FormatSpec` names the format, the file extensions it claims, a reader
     `read(data: bytes, context: LoadContext) -> Model`, optionally a `sniff(head: bytes) -> bool`
-    that recognises the format from the start of a file (used when the extension is ambiguous,
-    e.g. `.xml`), and optionally a writer `write(model) -> str`.
-    Two plugins returning the same format name is a conflict: that format then refuses to load
-    and names both plugins; every other format keeps working.
+    that recognises the format from the start of a file (used when no extension decides, e.g.
+    `.xml`), and optionally a writer `write(model) -> str`. What is returned is checked: anything
+    but a list of valid specs is reported against the plugin and left out. robodesc keeps its own
+    format names; two third-party plugins offering one name make it unusable, naming both.
     """
 
 
@@ -41,13 +41,15 @@ def robodesc_resolve_uri(uri: str, context: LoadContext) -> str | None:
     The first non-None answer wins; plugins registered later are asked first, and the built-in
     resolver (search_paths, ROS_PACKAGE_PATH, AMENT_PREFIX_PATH, the Gazebo resource variables)
     is asked last. A resolver may record the paths it tried in `context.tried[uri]` so that a miss
-    can list them.
+    can list them. A resolver that raises is reported as a crash of its own plugin, never of the
+    reader that asked.
     """
 
 
 @hookspec
 def robodesc_model_loaded(model: Model, context: LoadContext) -> None:
-    """Post-process every model after a reader produced it (add diagnostics, extras, ...)."""
+    """Post-process every model after a reader produced it and robodesc validated it (add
+    diagnostics, extras, ...). `wrapper=True` implementations see the others run inside them."""
 
 
 @hookspec
@@ -56,5 +58,6 @@ def robodesc_checks(model: Model) -> list[Diagnostic]:  # type: ignore[empty-bod
 
     Called on every model that is checked, after robodesc's own format-neutral checks. Each
     finding is a `Diagnostic` with a stable code of the plugin's own (prefix it with the plugin's
-    name to avoid clashes); a failing check is reported as an error naming the plugin.
+    name to avoid clashes). A check that raises anything but a `RobodescError` is a crash of its
+    plugin (`PluginCrash`); a result that is not a list of `Diagnostic` is reported and skipped.
     """
