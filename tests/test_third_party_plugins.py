@@ -608,3 +608,24 @@ def test_a_plugin_reports_bad_syntax_of_its_own_format_as_a_located_syntax_error
     assert (info.value.file, info.value.line) == (str(path), 3)
     (finding,) = registry.check(path).diagnostics
     assert finding.code == "syntax-error" and finding.location.line == 3
+
+
+@pytest.mark.plugin_crash
+def test_a_reader_crash_names_plugin_format_and_file(site: Path, tmp_path: Path):
+    make_plugin(
+        site,
+        "toyplug-crash",
+        "toyplug_crash",
+        """
+        @hookimpl
+        def robodesc_formats():
+            return [FormatSpec("toy", (".toy",), read=lambda data, context: data.split()[99])]
+        """,
+    )
+    path = tmp_path / "short.toy"
+    path.write_text("TOY\n")
+    with pytest.raises(robodesc.ReaderCrash) as info:
+        fresh_registry().load(path)
+    crash = info.value
+    assert (crash.plugin, crash.hook, crash.file) == ("toyplug-crash", "read", str(path))
+    assert isinstance(crash.original, IndexError) and "the 'toy' reader" in str(crash)

@@ -258,14 +258,24 @@ class Registry:
 
         return guarded
 
-    def _crash(self, plugin: str, hook: str, exc: BaseException, kind: type[PluginCrash] = PluginCrash) -> PluginCrash:
+    def _crash(
+        self,
+        plugin: str,
+        hook: str,
+        exc: BaseException,
+        doing: str | None = None,
+        kind: type[PluginCrash] = PluginCrash,
+        location: Location | None = None,
+    ) -> PluginCrash:
+        """The crash of `plugin` in `hook` ("read", "write" or a hook name); `doing` says it for a person."""
         info = self._info.get(plugin)
         who = "robodesc's authors" if info is not None and info.builtin else "the plugin's authors"
         return kind(
-            f"plugin {plugin!r} crashed in {hook}: {type(exc).__name__}: {exc}",
+            f"plugin {plugin!r} crashed in {doing or hook}: {type(exc).__name__}: {exc}",
             plugin=plugin,
             original=exc,
             hook=hook,
+            location=location,
             construct=plugin,
             suggestion=f"report this to {who}; {DISABLE_VARIABLE}={plugin} leaves the plugin out",
         )
@@ -447,9 +457,9 @@ class Registry:
         except RobodescError:
             raise
         except Exception as exc:
-            crash = self._crash(spec.plugin, f"the {spec.name!r} reader on {where}", exc, ReaderCrash)
-            crash.location = Location(file=context.source)
-            raise crash from exc
+            doing = f"the {spec.name!r} reader on {where}"
+            location = Location(file=context.source)
+            raise self._crash(spec.plugin, "read", exc, doing, ReaderCrash, location) from exc
         if not isinstance(model, Model):
             raise PluginError(
                 f"{origin} returned {type(model).__name__}, not a Model",
@@ -515,7 +525,7 @@ class Registry:
         except RobodescError:
             raise
         except Exception as exc:
-            raise self._crash(spec.plugin, f"the {spec.name!r} writer", exc) from exc
+            raise self._crash(spec.plugin, "write", exc, f"the {spec.name!r} writer") from exc
         if not isinstance(text, str):
             raise PluginError(
                 f"the {spec.name!r} writer of plugin {spec.plugin!r} returned {type(text).__name__}, not text",
