@@ -103,7 +103,25 @@ def test_a_greedy_plugin_claiming_urdf_never_reads_urdf_files(site: Path):
     with pytest.warns(PluginWarning, match="greedy.*claims .urdf files like format 'urdf'"):
         model = registry.load(ARM)
     assert model.format == "urdf" and model.name == "demo_arm"
+    assert registry.loads(ARM.read_bytes()).format == "urdf"  # sniffing asks robodesc's formats first
     assert registry.load(ARM, format="greedy").name == "greedy"  # still reachable by name
+
+
+def test_a_plugin_offering_format_urdf_leaves_robodesc_check_working(site: Path, tmp_path: Path):
+    make_plugin(
+        site,
+        "toyplug-urdf",
+        "toyplug_urdf",
+        """
+        @hookimpl
+        def robodesc_formats():
+            return [FormatSpec("urdf", (".urdf",), read=read_toy)]
+        """,
+    )
+    result = run_command([sys.executable, "-m", "robodesc", "check", str(ARM.parent)], site, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "1 file checked" in result.stdout
+    assert "toyplug-urdf" in result.stderr and "robodesc's is used" in result.stderr
 
 
 @pytest.mark.parametrize("how", ["python -m robodesc from the checkout", "the console script elsewhere"])
