@@ -34,7 +34,7 @@ from robodesc import (
 from robodesc.core import errors
 from robodesc.core import geometry as geometry_module
 from robodesc.core import model as model_module
-from robodesc.core.geometry import Record
+from robodesc.core.record import Record
 
 URDF = """<robot name="arm">
   <material name="red"><color rgba="1 0 0 1"/></material>

@@ -2,165 +2,20 @@
 
 Sizes follow the conventions users know from URDF/SDF: full box edge lengths, cylinder and
 capsule `length` of the straight part along the shape's z axis, radii not diameters.
-
-This module also holds `Record`, the base of every model dataclass (here and in `model.py`):
-equality that compares numpy arrays element-wise, and a short repr.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from dataclasses import MISSING, dataclass, field, fields
-from enum import Enum
-from typing import TYPE_CHECKING, Any, ClassVar
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from .errors import InvalidValue, Location, MissingDependency, ResourceNotFound
+from .record import Record
 from .transforms import IDENTITY
-
-# -- equality and repr shared by every model dataclass ------------------------------------------
-
-
-def values_equal(a: Any, b: Any) -> bool:
-    """Whether two field values are equal, looking into numpy arrays, lists, tuples and dicts.
-
-    Arrays are equal when they have the same shape and the same values (the dtype is not compared);
-    NaN equals NaN, in arrays and in plain floats, so that a copy of anything compares equal to it.
-    Everything else compares with ``==``.
-    """
-    if a is b:
-        return True
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        return _arrays_equal(a, b)
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(values_equal(value, b[key]) for key, value in a.items())
-    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return (
-            isinstance(a, list) == isinstance(b, list)
-            and len(a) == len(b)
-            and all(values_equal(x, y) for x, y in zip(a, b))
-        )
-    if isinstance(a, float) and isinstance(b, float) and a != a and b != b:
-        return True  # both NaN
-    return bool(a == b)
-
-
-def _arrays_equal(a: Any, b: Any) -> bool:
-    for value in (a, b):
-        if not isinstance(value, (np.ndarray, np.generic, int, float, complex, list, tuple)):
-            return False  # None, a string, an object: never equal to an array
-    x, y = np.asarray(a), np.asarray(b)
-    if x.shape != y.shape:
-        return False
-    try:
-        return bool(np.array_equal(x, y, equal_nan=True))
-    except TypeError:  # equal_nan needs numbers
-        return bool(np.array_equal(x, y))
-
-
-class Record:
-    """Base of the model's dataclasses (declared with ``@dataclass(eq=False, repr=False)``).
-
-    * ``==`` compares the fields that take part in comparison with `values_equal`, so numpy
-      arrays compare element-wise and never raise "truth value of an array is ambiguous".
-      Objects of different classes are never equal. Records stay unhashable: they are mutable.
-    * ``repr`` is short: arrays of up to 16 numbers inline and rounded, larger ones by shape;
-      lists of records by count; long strings and lists cut; fields at their default left out.
-    """
-
-    if TYPE_CHECKING:
-        __dataclass_fields__: ClassVar[dict[str, Any]]
-
-    def _compared(self) -> list[Any]:
-        """The values `==` compares, in order (a class may add derived ones)."""
-        return [getattr(self, f.name) for f in fields(self) if f.compare]
-
-    def __eq__(self, other: object) -> bool:
-        if self is other:
-            return True
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        assert isinstance(other, Record)
-        return all(values_equal(a, b) for a, b in zip(self._compared(), other._compared()))
-
-    # Defining __eq__ sets __hash__ to None, as a dataclass with eq=True and frozen=False has.
-
-    def __repr__(self) -> str:
-        parts = []
-        for f in fields(self):
-            if not f.repr:
-                continue
-            value = getattr(self, f.name)
-            if f.default is not MISSING and values_equal(value, f.default):
-                continue
-            if f.default_factory is not MISSING and values_equal(value, f.default_factory()):
-                continue
-            parts.append(f"{f.name}={brief(value)}")
-        return f"{type(self).__name__}({', '.join(parts)})"
-
-
-_MAX_INLINE_ARRAY = 16
-_MAX_ITEMS = 4
-_MAX_TEXT = 60
-
-
-def brief(value: Any) -> str:
-    """A short, one-line text for a field value in a repr."""
-    if isinstance(value, np.ndarray):
-        return _brief_array(value)
-    if isinstance(value, Enum):
-        return repr(value.value)
-    if isinstance(value, str):
-        if len(value) > _MAX_TEXT:
-            half = _MAX_TEXT // 2 - 2
-            value = f"{value[:half]}...{value[-half:]}"
-        return repr(value)
-    if isinstance(value, Location):  # file name and line, without the folder and the element path
-        short = Location(os.path.basename(value.file) if value.file else None, value.line, value.column)
-        return brief(str(short) or value.element or "")
-    if isinstance(value, (list, tuple)):
-        open_, close = ("[", "]") if isinstance(value, list) else ("(", ")")
-        if not value:
-            return open_ + close
-        kinds = {type(item) for item in value}
-        if all(isinstance(item, Record) for item in value):
-            what = kinds.pop().__name__ if len(kinds) == 1 else "records"
-            return f"<{len(value)} {what}>"
-        shown = ", ".join(brief(item) for item in value[:_MAX_ITEMS])
-        if len(value) > _MAX_ITEMS:
-            shown += f", ... {len(value) - _MAX_ITEMS} more"
-        elif len(value) == 1 and isinstance(value, tuple):
-            shown += ","
-        return open_ + shown + close
-    if isinstance(value, dict):
-        if len(value) > _MAX_ITEMS:
-            return f"<{len(value)} items>"
-        return "{" + ", ".join(f"{brief(k)}: {brief(v)}" for k, v in value.items()) + "}"
-    text = repr(value)
-    if len(text) > 2 * _MAX_TEXT and not isinstance(value, Record):
-        text = text[: 2 * _MAX_TEXT - 3] + "..."
-    return text
-
-
-def _brief_array(array: np.ndarray) -> str:
-    if array.size > _MAX_INLINE_ARRAY or array.ndim > 2 or array.dtype.kind not in "biuf":
-        return f"<array {array.shape} {array.dtype}>"
-    if array.ndim == 0:
-        return _brief_number(array.item())
-    if array.ndim == 1:
-        return "[" + ", ".join(_brief_number(x) for x in array.tolist()) + "]"
-    return "[" + ", ".join(_brief_array(row) for row in array) + "]"
-
-
-def _brief_number(x: Any) -> str:
-    if isinstance(x, float):
-        return "0" if abs(x) < 1e-12 else format(x, ".4g")  # rounding noise such as cos(pi/2) reads as 0
-    return repr(x)
-
-
-# -- geometry ------------------------------------------------------------------------------------
 
 
 @dataclass(eq=False, repr=False)

@@ -25,7 +25,8 @@ import numpy as np
 
 from .diagnostics import Diagnostic, Severity
 from .errors import Location, UnresolvedReference, did_you_mean
-from .geometry import Material, Record, Shape, brief
+from .geometry import Material, Shape
+from .record import Record, brief
 from .transforms import IDENTITY, invert_pose
 
 if TYPE_CHECKING:
