@@ -257,7 +257,7 @@ def test_loading_by_extension_names_the_conflicting_plugins(register, tmp_path):
     register(_format_plugin("clash"), "clash-two")
     path = tmp_path / "robot.clash"
     path.write_text("<links/>")
-    with pytest.raises(PluginError) as info:
+    with pytest.raises(PluginError) as info, pytest.warns(PluginWarning, match="clash-one.*unusable"):
         robodesc.load(path)
     assert "clash-one" in str(info.value) and "clash-two" in str(info.value)
 
@@ -265,7 +265,7 @@ def test_loading_by_extension_names_the_conflicting_plugins(register, tmp_path):
 def test_two_plugins_claiming_one_format(register):
     register(_format_plugin("dupfmt"), "first-dup")
     register(_format_plugin("dupfmt"), "second-dup")
-    with pytest.raises(PluginError) as info:
+    with pytest.raises(PluginError) as info, pytest.warns(PluginWarning, match="second-dup.*unusable"):
         robodesc.loads(b"whatever", format="dupfmt")
     message = str(info.value)
     assert "first-dup" in message and "second-dup" in message
