@@ -159,6 +159,15 @@ class Joint(Record):
 
 @dataclass(eq=False, repr=False)
 class Body(Record):
+    """A rigid body. `static` and `floating` say how a simulator treats it beyond the tree:
+
+    * `static`: it never moves, whatever acts on it (an SDF `<static>` model's links);
+    * `floating`: it moves freely although no joint says so (the root link of an SDF model
+      that is not static, which Gazebo simulates with six degrees of freedom).
+
+    `extras[format]` holds what the format's reader kept but does not model.
+    """
+
     name: str
     parent: str | None = None
     joints: tuple[str, ...] = ()  # joints from the parent, applied in this order
@@ -166,6 +175,8 @@ class Body(Record):
     inertial: Inertial | None = None
     visuals: list[Shape] = field(default_factory=list)
     collisions: list[Shape] = field(default_factory=list)
+    static: bool = False
+    floating: bool = False
     location: Location = Location()
     extras: dict[str, Any] = field(default_factory=dict)
 

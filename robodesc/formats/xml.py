@@ -23,7 +23,15 @@ from xml.parsers.expat import ErrorString, ExpatError
 from defusedxml.common import DefusedXmlException
 from defusedxml.expatreader import DefusedExpatParser
 
-from ..core.errors import Location, MalformedValue, MissingAttribute, MissingRootElement, UnsafeXML, XMLSyntaxError
+from ..core.errors import (
+    Location,
+    MalformedValue,
+    MissingAttribute,
+    MissingRootElement,
+    RobodescError,
+    UnsafeXML,
+    XMLSyntaxError,
+)
 from ..plugins.spec import FormatSpec
 
 __all__ = ["Document", "Element", "Values", "parse_xml", "root_tag", "to_xml"]
@@ -171,6 +179,30 @@ class Values:
     def where(self, element: Element) -> Location:
         """The location of `element`; its line and path are worked out only if someone asks."""
         return Location(file=self.source, node=(self.document, element))
+
+    def error(
+        self,
+        kind: type[RobodescError],
+        element: Element,
+        message: str,
+        construct: str | None = None,
+        suggestion: str | None = None,
+    ) -> RobodescError:
+        """An error of class `kind` located at `element`, to `raise`: one line instead of a block."""
+        return kind(message, location=self.where(element), construct=construct, suggestion=suggestion)
+
+    def require(
+        self,
+        condition: object,
+        kind: type[RobodescError],
+        element: Element,
+        message: str,
+        construct: str | None = None,
+        suggestion: str | None = None,
+    ) -> None:
+        """Raise `error(kind, element, message, ...)` unless `condition` holds."""
+        if not condition:
+            raise self.error(kind, element, message, construct, suggestion)
 
     def required(self, element: Element, name: str, what: str | None = None) -> str:
         value = element.attrib.get(name)
