@@ -1,4 +1,4 @@
-"""Shared test guards.
+"""Shared test helpers and guards.
 
 A plugin crash (`PluginCrash`, including a built-in reader's `ReaderCrash`) is a `RobodescError`, so
 `pytest.raises(RobodescError)` or `except RobodescError` would accept it as a clean refusal. Every
@@ -8,9 +8,15 @@ test therefore fails when a crash was raised during it, caught or not, unless th
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from robodesc import PluginCrash
+
+
+def assert_close(actual: object, expected: object, atol: float = 1e-9) -> None:
+    """Element-wise equality of numbers or arrays within `atol` (absolute; no relative slack)."""
+    np.testing.assert_allclose(np.asarray(actual, dtype=float), np.asarray(expected, dtype=float), atol=atol, rtol=0)
 
 
 def pytest_configure(config: pytest.Config) -> None:

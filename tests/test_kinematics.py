@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import assert_close
 
 import robodesc
 from robodesc import Body, ConfigurationError, Frame, Joint, JointType, Mimic, Model, RobodescError, UnresolvedReference
@@ -15,10 +16,6 @@ from robodesc.core.transforms import axis_angle_to_matrix, make_pose, pose_from_
 HALF_PI = math.pi / 2
 C45 = math.cos(math.pi / 4)
 ARM = Path(__file__).resolve().parents[1] / "examples" / "arm.urdf"
-
-
-def assert_close(actual, expected, atol=1e-9):
-    np.testing.assert_allclose(np.asarray(actual, dtype=float), np.asarray(expected, dtype=float), atol=atol, rtol=0)
 
 
 def T(x=0.0, y=0.0, z=0.0):

@@ -12,6 +12,7 @@ import textwrap
 
 import numpy as np
 import pytest
+from conftest import assert_close
 
 import robodesc
 from robodesc import (
@@ -30,10 +31,6 @@ from robodesc import (
 from robodesc.core.transforms import make_pose, pose_from_xyz_rpy, quat_to_matrix, rpy_to_matrix
 
 HALF_PI = math.pi / 2
-
-
-def assert_close(actual, expected, atol=1e-9):
-    np.testing.assert_allclose(np.asarray(actual, dtype=float), np.asarray(expected, dtype=float), atol=atol, rtol=0)
 
 
 def sdf(body: str, version: str = "1.9", name: str = "m") -> str:

@@ -12,8 +12,8 @@ import os
 import textwrap
 from pathlib import Path
 
-import numpy as np
 import pytest
+from conftest import assert_close
 
 import robodesc
 from robodesc import CyclicInclude, JointType, MissingAttribute, MissingRootElement, ResourceNotFound
@@ -21,10 +21,6 @@ from robodesc.core.transforms import make_pose
 
 DATA = Path(__file__).resolve().parent / "data" / "sdf"
 MODELS = DATA / "models"
-
-
-def assert_close(actual, expected, atol=1e-9):
-    np.testing.assert_allclose(np.asarray(actual, dtype=float), np.asarray(expected, dtype=float), atol=atol, rtol=0)
 
 
 def translation(x, y, z):

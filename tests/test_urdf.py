@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import assert_close
 
 import robodesc
 from robodesc import (
@@ -42,10 +43,6 @@ from robodesc.core.transforms import pose_from_xyz_rpy, rpy_to_matrix
 
 HALF_PI = math.pi / 2
 ARM = Path(__file__).resolve().parents[1] / "examples" / "arm.urdf"
-
-
-def assert_close(actual, expected, atol=1e-9):
-    np.testing.assert_allclose(np.asarray(actual, dtype=float), np.asarray(expected, dtype=float), atol=atol, rtol=0)
 
 
 def doc(text: str) -> str:
