@@ -131,26 +131,24 @@ class _UrdfReader:
         return extra
 
     def _unique_name(self, element: Element, seen: dict, what: str) -> str:
-        name = self.values.required(element, "name", f"every {what} needs a name")
+        v = self.values
+        name = v.required(element, "name", f"every {what} needs a name")
         if name in seen:
-            raise DuplicateName(
-                f"{what} {name!r} is defined twice",
-                location=self.values.where(element),
-                construct=name,
-                suggestion=f"rename one of the {what}s called {name!r}",
-            )
+            rename = f"rename one of the {what}s called {name!r}"
+            raise v.error(DuplicateName, element, f"{what} {name!r} is defined twice", name, rename)
         return name
 
     # -- the document -----------------------------------------------------------------------
     def read(self, root: Element) -> Model:
         v = self.values
-        if root.tag != "robot":
-            raise MissingRootElement(
-                f"a URDF file has <robot> as its top element, not <{root.tag}>",
-                location=v.where(root),
-                construct=root.tag,
-                suggestion="is this the right format? pass format=... to choose another",
-            )
+        v.require(
+            root.tag == "robot",
+            MissingRootElement,
+            root,
+            f"a URDF file has <robot> as its top element, not <{root.tag}>",
+            construct=root.tag,
+            suggestion="is this the right format? pass format=... to choose another",
+        )
         name = v.required(root, "name", "the robot's name")
         self._check_version(root)
         model = self.model
@@ -171,10 +169,7 @@ class _UrdfReader:
                 extra = self._keep(child, child.get("reference"), tag in EXTENSION_TAGS)
                 model.extras.append(extra)
         self._resolve_visual_materials()
-        if not links:
-            raise InvalidTree(
-                "the robot has no links", location=v.where(root), suggestion='add at least one <link name="..."/>'
-            )
+        v.require(links, InvalidTree, root, "the robot has no links", suggestion='add at least one <link name="..."/>')
         self._build_tree(root, links, joints)
         self._check_mimics(joints)
         if self._material_locations:
@@ -227,9 +222,10 @@ class _UrdfReader:
             return
         match = _VERSION.fullmatch(text)
         if match is None or (int(match.group(1)), int(match.group(2))) != (1, 0):
-            raise MalformedValue(
+            raise self.values.error(
+                MalformedValue,
+                root,
                 f"URDF version {text!r} is not supported; only 1.0 is",
-                location=self.values.where(root),
                 construct="robot/@version",
                 suggestion='write version="1.0" or leave it out',
             )
@@ -377,9 +373,10 @@ class _UrdfReader:
         v = self.values
         geometry_el = element.find("geometry")
         if geometry_el is None:
-            raise MissingAttribute(
+            raise v.error(
+                MissingAttribute,
+                element,
                 f"<{element.tag}> needs a <geometry>",
-                location=v.where(element),
                 construct=f"{element.tag}/geometry",
                 suggestion='add <geometry><box size="..."/></geometry>',
             )
@@ -395,9 +392,10 @@ class _UrdfReader:
     def _geometry(self, element: Element) -> Geometry | None:
         v = self.values
         if len(element) == 0:
-            raise MissingAttribute(
+            raise v.error(
+                MissingAttribute,
+                element,
                 "<geometry> is empty",
-                location=v.where(element),
                 construct="geometry",
                 suggestion="put one <box>, <cylinder>, <sphere> or <mesh> inside",
             )
@@ -434,9 +432,10 @@ class _UrdfReader:
                     "pass search_paths=[...] or set ROS_PACKAGE_PATH",
                 )
             return mesh
-        raise UnsupportedGeometry(
+        raise v.error(
+            UnsupportedGeometry,
+            shape,
             f"<{tag}> is not a URDF geometry",
-            location=v.where(shape),
             construct=tag,
             suggestion=did_you_mean(tag, ["box", "sphere", "cylinder", "mesh", "capsule"])
             or "use box, sphere, cylinder or mesh",
@@ -586,15 +585,17 @@ class _UrdfReader:
             children.setdefault(joint.parent, []).append(joint)
         roots = [name for name in links if name not in parent_joint]
         if not roots:
-            raise InvalidTree(
+            raise v.error(
+                InvalidTree,
+                root_el,
                 "no root link: every link is the child of a joint, so the joints form a loop",
-                location=v.where(root_el),
                 suggestion="remove one joint of the loop",
             )
         if len(roots) > 1:
-            raise InvalidTree(
+            raise v.error(
+                InvalidTree,
+                root_el,
                 f"two root links found: {roots[0]!r} and {roots[1]!r}",
-                location=v.where(root_el),
                 construct=roots[1],
                 suggestion=f"connect {roots[1]!r} to the tree with a joint",
             )
