@@ -443,89 +443,130 @@ class _UrdfReader:
 
     # -- joints --------------------------------------------------------------------------------
     def _joint(self, element: Element, joints: dict) -> Joint:
-        v = self.values
+        """A <joint>, read step by step in urdfdom's order, so that of several faults the one urdfdom
+        reports first is the error raised (and diagnostics come in the same order)."""
         name = self._unique_name(element, joints, "joint")
-        where = v.where(element)
+        joint = Joint(
+            name=name,
+            type=self._joint_type(element, name),
+            parent=self._joint_end(element, name, "parent"),
+            child=self._joint_end(element, name, "child"),
+            origin=self._pose(element.find("origin")),
+            location=self.values.where(element),
+        )
+        self._joint_axis(joint, element)
+        self._joint_limits(joint, element)
+        self._joint_dynamics_and_mimic(joint, element)
+        self._joint_urdf_only(joint, element)
+        self._joint_kept(joint, element)
+        return joint
+
+    def _joint_type(self, element: Element, name: str) -> JointType:
+        """The type decides which children apply; urdfdom refuses an unknown one (case-sensitive) before
+        reading anything else, so it comes first."""
+        v = self.values
         type_text = v.required(element, "type", "fixed, revolute, continuous, prismatic, floating or planar")
         kind = JOINT_TYPES.get(type_text)
         if kind is None:
-            raise UnsupportedJointType(
+            raise v.error(
+                UnsupportedJointType,
+                element,
                 f"joint {name!r} has unknown type {type_text!r}",
-                location=where,
                 construct=type_text,
                 suggestion=did_you_mean(type_text, JOINT_TYPES) or "use one of " + ", ".join(JOINT_TYPES),
             )
-        ends = {}
-        for end in ("parent", "child"):
-            end_el = element.find(end)
-            if end_el is None:
-                raise MissingAttribute(
-                    f"joint {name!r} has no <{end}>",
-                    location=where,
-                    construct=f"joint/{end}",
-                    suggestion=f'add <{end} link="..."/>',
-                )
-            ends[end] = v.required(end_el, "link")
-        joint = Joint(
-            name=name,
-            type=kind,
-            parent=ends["parent"],
-            child=ends["child"],
-            origin=self._pose(element.find("origin")),
-            location=where,
-        )
+        return kind
+
+    def _joint_end(self, element: Element, name: str, end: str) -> str:
+        """The link named by <parent> or <child>: both are required here; whether the link exists is
+        checked in `_build_tree`, once all links are read, since a joint may come before its links."""
+        end_el = element.find(end)
+        if end_el is None:
+            raise self.values.error(
+                MissingAttribute,
+                element,
+                f"joint {name!r} has no <{end}>",
+                construct=f"joint/{end}",
+                suggestion=f'add <{end} link="..."/>',
+            )
+        return self.values.required(end_el, "link")
+
+    def _joint_axis(self, joint: Joint, element: Element) -> None:
+        """The axis as a unit vector, as KDL and pinocchio use it. Without xyz it is 1 0 0 (yourdfpy;
+        urdfdom reads a zero axis, hence the warning); a zero axis cannot move a joint, but fixed and
+        floating joints do not use theirs. A rescaled axis is kept as written for `robodesc check`."""
         axis_el = element.find("axis")
-        if axis_el is not None:
-            if "xyz" not in axis_el.attrib and kind not in (JointType.FIXED, JointType.FLOATING):
-                self.model.diagnose(
-                    Severity.WARNING,
-                    "axis-without-xyz",
-                    f"<axis> of joint {name!r} has no xyz; robodesc uses 1 0 0 as yourdfpy does "
-                    "(urdfdom reads a zero axis)",
-                    v.where(axis_el),
-                    'write the direction, e.g. <axis xyz="0 0 1"/>',
-                )
-            axis = np.array(v.vector(axis_el, "xyz", 3, [1.0, 0.0, 0.0]))
-            norm = math.hypot(*axis)  # neither overflows (1e200) nor underflows (1e-200) as a sum of squares would
-            if norm == 0.0 and kind not in (JointType.FIXED, JointType.FLOATING):
-                raise InvalidValue(
-                    f"joint {name!r} has a zero axis",
-                    location=v.where(axis_el),
-                    construct="axis/@xyz",
-                    suggestion='give the axis direction, e.g. xyz="0 0 1"',
-                )
-            if norm > 0.0:
-                joint.axis = axis / norm
-                if norm != 1.0:
-                    joint.extras.setdefault("urdf", {})["written_axis"] = axis.tolist()
+        if axis_el is None:
+            return
+        v = self.values
+        uses_axis = joint.type not in (JointType.FIXED, JointType.FLOATING)
+        if uses_axis and "xyz" not in axis_el.attrib:
+            self.model.diagnose(
+                Severity.WARNING,
+                "axis-without-xyz",
+                f"<axis> of joint {joint.name!r} has no xyz; robodesc uses 1 0 0 as yourdfpy does "
+                "(urdfdom reads a zero axis)",
+                v.where(axis_el),
+                'write the direction, e.g. <axis xyz="0 0 1"/>',
+            )
+        axis = np.array(v.vector(axis_el, "xyz", 3, [1.0, 0.0, 0.0]))
+        norm = math.hypot(*axis)  # neither overflows (1e200) nor underflows (1e-200) as a sum of squares would
+        if norm == 0.0 and uses_axis:
+            raise v.error(
+                InvalidValue,
+                axis_el,
+                f"joint {joint.name!r} has a zero axis",
+                construct="axis/@xyz",
+                suggestion='give the axis direction, e.g. xyz="0 0 1"',
+            )
+        if norm > 0.0:
+            joint.axis = axis / norm
+            if norm != 1.0:
+                joint.extras.setdefault("urdf", {})["written_axis"] = axis.tolist()
+
+    def _joint_limits(self, joint: Joint, element: Element) -> None:
+        """<limit> is read and checked on every joint type, as urdfdom does, but only revolute and
+        prismatic joints need one and keep its lower/upper (ROS ignores them elsewhere); dropped ones
+        are kept as written for `robodesc check`. Without <limit>, every field stays None."""
+        v = self.values
+        bounded = joint.type in (JointType.REVOLUTE, JointType.PRISMATIC)
         limit_el = element.find("limit")
-        if limit_el is not None:
-            joint.limits = Limits(
-                lower=v.number(limit_el, "lower", 0.0),
-                upper=v.number(limit_el, "upper", 0.0),
-                effort=v.number(limit_el, "effort"),
-                velocity=v.number(limit_el, "velocity"),
-            )
-            if kind not in (JointType.REVOLUTE, JointType.PRISMATIC):  # urdfdom and ROS ignore lower/upper
-                if "lower" in limit_el.attrib or "upper" in limit_el.attrib:  # reported by checks.py
-                    joint.extras.setdefault("urdf", {})["dropped_limits"] = (
-                        v.number(limit_el, "lower", None),
-                        v.number(limit_el, "upper", None),
-                    )
-                joint.limits.lower = joint.limits.upper = None
-        elif kind in (JointType.REVOLUTE, JointType.PRISMATIC):
-            raise MissingAttribute(
-                f"{type_text} joint {name!r} has no <limit>",
-                location=where,
-                construct="joint/limit",
-                suggestion='add <limit lower="..." upper="..." effort="..." velocity="..."/>',
-            )
+        if limit_el is None:
+            if bounded:
+                raise v.error(
+                    MissingAttribute,
+                    element,
+                    f"{joint.type.value} joint {joint.name!r} has no <limit>",
+                    construct="joint/limit",
+                    suggestion='add <limit lower="..." upper="..." effort="..." velocity="..."/>',
+                )
+            return
+        joint.limits = Limits(
+            lower=v.number(limit_el, "lower", 0.0),
+            upper=v.number(limit_el, "upper", 0.0),
+            effort=v.number(limit_el, "effort"),
+            velocity=v.number(limit_el, "velocity"),
+        )
+        if not bounded:
+            if "lower" in limit_el.attrib or "upper" in limit_el.attrib:  # reported by checks.py
+                joint.extras.setdefault("urdf", {})["dropped_limits"] = (
+                    v.number(limit_el, "lower", None),
+                    v.number(limit_el, "upper", None),
+                )
+            joint.limits.lower = joint.limits.upper = None
+
+    def _joint_dynamics_and_mimic(self, joint: Joint, element: Element) -> None:
+        """<dynamics> and <mimic>, which the model holds as typed fields. urdfdom refuses a <dynamics>
+        with neither damping nor friction; whether a mimic's leader exists is checked in `_check_mimics`,
+        once all joints are read."""
+        v = self.values
         dynamics_el = element.find("dynamics")
         if dynamics_el is not None:
             if "damping" not in dynamics_el.attrib and "friction" not in dynamics_el.attrib:
-                raise MissingAttribute(
-                    f"<dynamics> of joint {name!r} has neither damping nor friction",
-                    location=v.where(dynamics_el),
+                raise v.error(
+                    MissingAttribute,
+                    dynamics_el,
+                    f"<dynamics> of joint {joint.name!r} has neither damping nor friction",
                     construct="dynamics",
                     suggestion='add damping="..." or friction="...", or remove <dynamics>',
                 )
@@ -539,6 +580,11 @@ class _UrdfReader:
                 multiplier=v.number(mimic_el, "multiplier", 1.0),
                 offset=v.number(mimic_el, "offset", 0.0),
             )
+
+    def _joint_urdf_only(self, joint: Joint, element: Element) -> None:
+        """<safety_controller> and <calibration>: checked as urdfdom checks them (k_velocity required)
+        and kept for the caller, though no other format has them and the model has no field for them."""
+        v = self.values
         safety_el = element.find("safety_controller")
         if safety_el is not None:
             joint.extras["safety_controller"] = {
@@ -552,11 +598,14 @@ class _UrdfReader:
             joint.extras["calibration"] = {
                 key: v.number(calibration_el, key, None) for key in ("reference_position", "rising", "falling")
             }
+
+    def _joint_kept(self, joint: Joint, element: Element) -> None:
+        """What URDF does not define is kept, not lost: unknown children as `extras["xml"]` (with an
+        info diagnostic), and children written more than once (urdfdom reads the first) for checks.py."""
         for child in element:
             if child.tag not in _JOINT_CHILDREN:
-                joint.extras.setdefault("xml", []).append(self._keep(child, name, False))
+                joint.extras.setdefault("xml", []).append(self._keep(child, joint.name, False))
         self._note_repeated(element, joint.extras)
-        return joint
 
     # -- the tree ------------------------------------------------------------------------------
     def _build_tree(self, root_el: Element, links: dict[str, Body], joints: dict[str, Joint]) -> None:
