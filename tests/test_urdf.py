@@ -240,7 +240,7 @@ def test_mimic_defaults():
     assert (mimic.multiplier, mimic.offset) == (1.0, 0.0)
 
 
-def test_safety_controller_and_calibration_are_kept_in_joint_extras():
+def test_safety_controller_and_calibration_are_kept_in_the_urdf_extras_of_the_joint():
     model = loads(
         two_links(
             LIMIT
@@ -248,7 +248,8 @@ def test_safety_controller_and_calibration_are_kept_in_joint_extras():
             + '<calibration rising="0.1" falling="-0.2"/>'
         )
     )
-    extras = model.joints["j"].extras
+    assert set(model.joints["j"].extras) == {"urdf"}  # URDF-only data never sits beside other formats' keys
+    extras = model.joints["j"].extras["urdf"]
     assert extras["safety_controller"] == {
         "k_velocity": 10.0,
         "k_position": 15.0,
@@ -262,7 +263,7 @@ def test_safety_controller_and_calibration_are_kept_in_joint_extras():
 
 def test_safety_controller_defaults_and_empty_calibration():
     model = loads(two_links(LIMIT + '<safety_controller k_velocity="3"/><calibration/>'))
-    extras = model.joints["j"].extras
+    extras = model.joints["j"].extras["urdf"]
     assert extras["safety_controller"]["k_velocity"] == 3.0
     assert extras["safety_controller"]["k_position"] == 0.0
     assert extras["safety_controller"]["soft_lower_limit"] == 0.0

@@ -4,11 +4,14 @@ Extension elements (`<gazebo>`, `<transmission>`, `<ros2_control>`) and anything
 kept as `Extra`s with their raw XML and location. Mesh URIs are resolved (existence only) while
 loading; an unresolvable one is a diagnostic, not an error.
 
-What the model does not hold but `robodesc check` needs (checks.py) is kept under `extras["urdf"]`:
-on a joint, `dropped_limits` (lower, upper as written, where the joint type ignores them) and
-`written_axis` (an axis the reader normalised, as written); on a link or joint, `repeated` (children
-read once but written several times); on a visual, `material_location` (of a `<material>` without a
-name); on the root body, `material_locations` (robot-level `<material>` name -> location).
+Unknown child elements of a link, joint, visual or collision are kept as `extras["xml"]` (a list of
+`Extra`s, as every XML reader keeps them). Everything else URDF-specific that the model has no field
+for is kept under `extras["urdf"]` (a dict), never as a flat key beside other formats' data:
+on a joint, `safety_controller` and `calibration` (dicts of floats, for the caller), and, for
+`robodesc check` (checks.py), `dropped_limits` (lower, upper as written, where the joint type ignores
+them) and `written_axis` (an axis the reader normalised, as written); on a link or joint, `repeated`
+(children read once but written several times); on a visual, `material_location` (of a `<material>`
+without a name); on the root body, `material_locations` (robot-level `<material>` name -> location).
 """
 
 from __future__ import annotations
@@ -583,11 +586,11 @@ class _UrdfReader:
 
     def _joint_urdf_only(self, joint: Joint, element: Element) -> None:
         """<safety_controller> and <calibration>: checked as urdfdom checks them (k_velocity required)
-        and kept for the caller, though no other format has them and the model has no field for them."""
+        and kept under `extras["urdf"]`, since no other format has them and the model has no field for them."""
         v = self.values
         safety_el = element.find("safety_controller")
         if safety_el is not None:
-            joint.extras["safety_controller"] = {
+            joint.extras.setdefault("urdf", {})["safety_controller"] = {
                 "k_velocity": v.number(safety_el, "k_velocity"),
                 "k_position": v.number(safety_el, "k_position", 0.0),
                 "soft_lower_limit": v.number(safety_el, "soft_lower_limit", 0.0),
@@ -595,7 +598,7 @@ class _UrdfReader:
             }
         calibration_el = element.find("calibration")
         if calibration_el is not None:
-            joint.extras["calibration"] = {
+            joint.extras.setdefault("urdf", {})["calibration"] = {
                 key: v.number(calibration_el, key, None) for key in ("reference_position", "rising", "falling")
             }
 
