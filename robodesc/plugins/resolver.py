@@ -8,6 +8,6 @@ from .hookspecs import hookimpl
 
 @hookimpl(trylast=True)
 def robodesc_resolve_uri(uri: str, context: LoadContext) -> str | None:
-    path, tried = resolve_path(uri, context.base_dir, context.search_paths, context.cache)
+    path, tried = resolve_path(uri, context.base_dir, context.search_paths, context.cache_for("resolver"))
     context.tried.setdefault(uri, []).extend(tried)
     return path

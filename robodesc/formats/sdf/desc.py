@@ -1,10 +1,10 @@
 """The parsed form of an SDF file: what the reader builds models from.
 
-A file is parsed once per load into these plain objects (cached in the load's `context.cache`),
-whatever its version: version differences are settled while parsing (a 1.4 joint axis gets
-``expressed_in="__model__"``, a pre-1.7 name collision is renamed, ...). Names are local to
-their model; an `Instance` places a parsed model under a name and pose, so a model included a
-thousand times is parsed once and instantiated a thousand times.
+A file is parsed once per load into these plain objects (kept in the SDF namespace of the load's
+cache, `context.cache_for("sdf")`), whatever its version: version differences are settled while
+parsing (a 1.4 joint axis gets ``expressed_in="__model__"``, a pre-1.7 name collision is
+renamed, ...). Names are local to their model; an `Instance` places a parsed model under a name
+and pose, so a model included a thousand times is parsed once and instantiated a thousand times.
 """
 
 from __future__ import annotations

@@ -4,8 +4,8 @@ This is where libsdformat's parser rules live: the `<sdf>` root and its version,
 attributes and values, reserved and duplicate names, the version converters that matter for
 kinematics (1.4 axes in the model frame, `use_parent_model_frame`, pre-1.7 name collisions
 renamed), and `<include>` (URI lookup, `model.config`, name/pose/static/placement_frame
-overrides, `merge="true"`). Each file is parsed once per load: the result is cached in
-`context.cache`, keyed by its absolute path.
+overrides, `merge="true"`). Each file is parsed once per load: the result is kept in the SDF
+namespace of the load's cache (`context.cache_for("sdf")`), keyed by its absolute path.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import copy
 import dataclasses
 import math
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from functools import partial
 from typing import TypeVar
 
@@ -38,7 +38,7 @@ from ...core.errors import (
     did_you_mean,
 )
 from ...core.model import Dynamics, JointType, Limits
-from ...core.resources import MODEL_PATH_VARIABLES
+from ...core.resources import MODEL_PATH_VARIABLES, LoadContext, env_paths
 from ..xml import Document, Element, parse_xml, root_tag
 from .desc import (
     AxisDesc,
@@ -90,9 +90,14 @@ _AXIS_CHILDREN = {"xyz", "limit", "dynamics", "use_parent_model_frame", "mimic",
 class Loader:
     """One top-level load: parses each file once, resolves includes, detects include cycles."""
 
-    def __init__(self, context) -> None:
+    def __init__(self, context: LoadContext) -> None:
         self.context = context
         self.stack: list[str] = []
+        cache = context.cache_for("sdf")  # shared by every SDF file of the load, nested loads too
+        #: (absolute path, model folder it was found through) -> the file's parsed form
+        self.files: dict[tuple[str, str | None], FileDesc] = cache.setdefault("files", {})
+        #: folder -> the load seen from that folder (relative URIs of the files there)
+        self.contexts: dict[str, LoadContext] = cache.setdefault("contexts", {})
 
     # -- files -----------------------------------------------------------------------------
     def parse_text(self, data: bytes, source: str | None, base_dir: str) -> tuple[FileDesc, Document]:
@@ -109,8 +114,8 @@ class Loader:
         resolves the file's own relative includes against the folder that holds the model folder.
         """
         path = os.path.abspath(path)
-        key = ("sdf-file", path, folder)
-        cached = self.context.cache.get(key)
+        key = (path, folder)
+        cached = self.files.get(key)
         if cached is not None:
             return cached
         if path in self.stack:
@@ -140,7 +145,7 @@ class Loader:
                 desc = FileParser(self, document, path, bases).parse_root()
         finally:
             self.stack.pop()
-        self.context.cache[key] = desc
+        self.files[key] = desc
         return desc
 
     def urdf_desc(self, path: str, where: Location | None) -> FileDesc:
@@ -157,14 +162,12 @@ class Loader:
         return desc
 
     # -- URIs ------------------------------------------------------------------------------
-    def context_at(self, base_dir: str):
+    def context_at(self, base_dir: str) -> LoadContext:
         if base_dir == self.context.base_dir:
             return self.context
-        key = ("sdf-context", base_dir)
-        found = self.context.cache.get(key)
+        found = self.contexts.get(base_dir)
         if found is None:  # the same load (cache, resolver, search paths) seen from another folder
-            found = self.context.at(base_dir)
-            self.context.cache[key] = found
+            found = self.contexts[base_dir] = self.context.at(base_dir)
         return found
 
     def resolve(self, uri: str, base_dirs: list[str]) -> tuple[str | None, list[str]]:
@@ -189,7 +192,7 @@ class Loader:
         return None, tried
 
     def model_paths(self) -> list[str]:
-        return [*self.context.search_paths, *_env_paths(MODEL_PATH_VARIABLES)]
+        return [*self.context.search_paths, *env_paths(MODEL_PATH_VARIABLES)]
 
     def resolve_include(self, uri: str, base_dirs: list[str]) -> tuple[str | None, list[str]]:
         """Like `resolve`, for an include URI, which may also name a model folder."""
@@ -1131,13 +1134,6 @@ def _inertial_defaults(inertial_el) -> tuple[str, ...]:
     if (inertial_el.get("auto") or "").strip().lower() in ("true", "1"):
         return ()
     return tuple(tag for tag in ("mass", "inertia") if inertial_el.find(tag) is None)
-
-
-def _env_paths(names: Iterable[str]) -> list[str]:
-    out: list[str] = []
-    for name in names:
-        out.extend(p for p in os.environ.get(name, "").split(os.pathsep) if p)
-    return out
 
 
 def model_file_of(folder: str, where: Location) -> str:

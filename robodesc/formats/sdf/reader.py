@@ -24,9 +24,8 @@ def read(data: bytes, context: LoadContext) -> Model:
     file_desc, _ = loader.parse_text(data, context.source, context.base_dir)
     model = Builder(file_desc).build()
     seen: set[tuple[str, str, int]] = set()
-    for key, value in list(context.cache.items()):
-        if isinstance(key, tuple) and key[:1] == ("sdf-file",) and hasattr(value, "diagnostics"):
-            _report(model, value.diagnostics, seen)
+    for parsed in list(loader.files.values()):  # every file of the load, each reported once
+        _report(model, parsed.diagnostics, seen)
     _report(model, file_desc.diagnostics, seen)
     return model
 
