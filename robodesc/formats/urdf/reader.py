@@ -57,7 +57,9 @@ _MISSING_INERTIAL_FIX = {
     "<mass>": 'add <mass value="..."/>',
     "<inertia>": 'add <inertia ixx="" ixy="" ixz="" iyy="" iyz="" izz=""/>',
 }
+_INERTIA_KEYS = ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")
 EXTENSION_TAGS = {"gazebo", "transmission", "ros2_control"}
+_NESTED = ("inertial", "visual", "collision")  # the children of a link that have children of their own
 _JOINT_CHILDREN = {
     "origin",
     "parent",
@@ -312,21 +314,16 @@ class _UrdfReader:
     def _note_repeated(self, element: Element, extras: dict) -> None:
         """Record children of a link (and of its inertial, visuals and collisions) or of a joint that are
         read once (the first) but written several times, for checks.py: tag, parent, count and the
-        location of the first one ignored."""
+        location of the first one ignored. Runs on every link and joint, so the common case (nothing
+        written twice) costs one pass over each element's children."""
         repeated = []
-        for node in [element] + [c for c in element if c.tag in ("inertial", "visual", "collision")]:
-            geometry = node.find("geometry")
-            if geometry is not None and len(geometry) > 1:  # urdfdom reads the first shape only
-                repeated.append(
-                    {
-                        "tag": geometry[0].tag,
-                        "parent": "geometry",
-                        "count": len(geometry),
-                        "location": self.values.where(geometry[1]),
-                    }
-                )
-            tags = [child.tag for child in node]
-            if len(set(tags)) == len(tags):  # the common case: nothing written twice
+        for node in (element, *[c for c in element if c.tag in _NESTED]):
+            tags = {child.tag for child in node}
+            if "geometry" in tags:
+                geometry = node.find("geometry")
+                if geometry is not None and len(geometry) > 1:  # urdfdom reads the first shape only
+                    repeated.append(self._repeated(geometry[0].tag, "geometry", len(geometry), geometry[1]))
+            if len(tags) == len(node):  # the common case: nothing written twice
                 continue
             once = _READ_ONCE.get(node.tag, ())
             written: dict[str, list[Element]] = {}
@@ -335,16 +332,13 @@ class _UrdfReader:
                     written.setdefault(child.tag, []).append(child)
             for tag, children in written.items():
                 if len(children) > 1:
-                    repeated.append(
-                        {
-                            "tag": tag,
-                            "parent": node.tag,
-                            "count": len(children),
-                            "location": self.values.where(children[1]),
-                        }
-                    )
+                    repeated.append(self._repeated(tag, node.tag, len(children), children[1]))
         if repeated:
             extras.setdefault("urdf", {})["repeated"] = repeated
+
+    def _repeated(self, tag: str, parent: str, count: int, ignored: Element) -> dict:
+        """One fact for checks.py's `repeated-element`: `tag` written `count` times in `parent`."""
+        return {"tag": tag, "parent": parent, "count": count, "location": self.values.where(ignored)}
 
     def _inertial(self, element: Element) -> Inertial | None:
         v = self.values
@@ -357,13 +351,11 @@ class _UrdfReader:
                 "incomplete-inertial",
                 f"<inertial> has no {missing}; the link is loaded without an inertial, as urdfdom does",
                 v.where(element),
-                'add <mass value="..."/>'
-                if mass_el is None
-                else 'add <inertia ixx="" ixy="" ixz="" iyy="" iyz="" izz=""/>',
+                _MISSING_INERTIAL_FIX[missing],
             )
             return None
         mass = v.number(mass_el, "value")
-        ixx, ixy, ixz, iyy, iyz, izz = (v.number(inertia_el, k) for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz"))
+        ixx, ixy, ixz, iyy, iyz, izz = [v.number(inertia_el, k) for k in _INERTIA_KEYS]
         tensor = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
         origin = element.find("origin")
         xyz, rpy = self._xyz_rpy(origin) if origin is not None else (_ZERO3, _ZERO3)
@@ -512,8 +504,8 @@ class _UrdfReader:
                 v.where(axis_el),
                 'write the direction, e.g. <axis xyz="0 0 1"/>',
             )
-        axis = np.array(v.vector(axis_el, "xyz", 3, [1.0, 0.0, 0.0]))
-        norm = math.hypot(*axis)  # neither overflows (1e200) nor underflows (1e-200) as a sum of squares would
+        xyz = v.vector(axis_el, "xyz", 3, [1.0, 0.0, 0.0])
+        norm = math.hypot(*xyz)  # neither overflows (1e200) nor underflows (1e-200) as a sum of squares would
         if norm == 0.0 and uses_axis:
             raise v.error(
                 InvalidValue,
@@ -523,9 +515,9 @@ class _UrdfReader:
                 suggestion='give the axis direction, e.g. xyz="0 0 1"',
             )
         if norm > 0.0:
-            joint.axis = axis / norm
+            joint.axis = np.array(xyz) / norm
             if norm != 1.0:
-                joint.extras.setdefault("urdf", {})["written_axis"] = axis.tolist()
+                joint.extras.setdefault("urdf", {})["written_axis"] = list(xyz)
 
     def _joint_limits(self, joint: Joint, element: Element) -> None:
         """<limit> is read and checked on every joint type, as urdfdom does, but only revolute and
