@@ -211,14 +211,14 @@ def test_every_geometry_maps_to_a_robodesc_shape():
     mesh = shapes["mesh"].geometry
     assert isinstance(mesh, Mesh) and mesh.uri == "meshes/part.dae" and list(mesh.scale) == [2, 2, 2]
     assert mesh.path is None and mesh.tried  # not found: kept, with where robodesc looked
-    assert shapes["mesh"].extras["sdf_geometry"]["submesh"] == {"name": "wheel", "center": True}
+    assert shapes["mesh"].extras["sdf"]["geometry"]["submesh"] == {"name": "wheel", "center": True}
     assert_close(shapes["mesh"].pose, translation(0, 0, 1))
     assert isinstance(shapes["hm"].geometry, Heightfield) and shapes["hm"].geometry.uri == "terrain.png"
-    assert list(shapes["hm"].extras["sdf_geometry"]["pos"]) == [1, 0, 0]
+    assert list(shapes["hm"].extras["sdf"]["geometry"]["pos"]) == [1, 0, 0]
     poly = shapes["poly"]
     assert type(poly.geometry) is Geometry
-    assert poly.extras["sdf_geometry"]["kind"] == "polyline"
-    assert poly.extras["sdf_geometry"]["lines"][0]["points"].shape == (3, 2)
+    assert poly.extras["sdf"]["geometry"]["kind"] == "polyline"
+    assert poly.extras["sdf"]["geometry"]["lines"][0]["points"].shape == (3, 2)
     assert any(d.code == "resource-not-found" for d in model.diagnostics)
 
 
@@ -322,16 +322,15 @@ def test_screw_joint_pitch_new_and_old_spelling():
     both = joint(
         "screw", "<axis><xyz>0 0 1</xyz></axis><screw_thread_pitch>2</screw_thread_pitch><thread_pitch>1</thread_pitch>"
     )
-    assert both.joints["j"].extras["screw_thread_pitch"] == 2.0  # the new element wins
+    assert both.joints["j"].extras["sdf"]["screw_thread_pitch"] == 2.0  # the new element wins
 
 
 def test_gearbox_is_a_zero_dof_joint_with_a_constraint():
     model = joint("gearbox", "<gearbox_ratio>3</gearbox_ratio><gearbox_reference_body>a</gearbox_reference_body>")
     j = model.joints["j"]
     assert j.type is JointType.GEARBOX and j.dof == 0
-    assert j.extras["gearbox_ratio"] == 3.0
-    if hasattr(model, "constraints"):
-        assert any(c.kind == "gearbox" and c.elements[0] == "j" for c in model.constraints)
+    assert "gearbox_ratio" not in j.extras and "sdf" not in j.extras  # the constraint holds ratio and reference
+    assert [(c.kind, c.elements, c.coefficients) for c in model.constraints] == [("gearbox", ("j", "a"), (3.0,))]
 
 
 def test_mimic_joint_sdf_1_11():
@@ -409,7 +408,7 @@ def test_joint_parent_world_and_a_joint_loop():
         )
     )
     assert model.joints["w"].parent == "world" and model.bodies["a"].joints == ("w",)
-    assert model.bodies["b"].joints == ("j",) and model.joints["loop"].extras["loop"]
+    assert model.bodies["b"].joints == ("j",) and model.joints["loop"].extras["sdf"]["loop"]
     assert [(c.kind, c.elements) for c in model.constraints] == [("loop", ("loop",))]
     assert any(d.code == "kinematic-loop" for d in model.diagnostics)
     # the loop-closing joint is off the tree: a value for it is accepted and changes nothing
@@ -479,7 +478,7 @@ def test_nested_models_scoped_names_canonical_link_and_static():
     assert {"arm::root", "arm::tip", "arm::hand::finger", "fixture::plate"} <= set(model.bodies)
     assert model.frames["on_arm"].body == "arm::tip"
     assert model.joints["j"].child == "arm::hand::finger"
-    assert model.bodies["fixture::plate"].extras["static"] is True
+    assert model.bodies["fixture::plate"].static is True
     poses = model.forward_kinematics()
     assert_close(poses["arm::hand::finger"], translation(1, 1, 0))
     assert_close(poses["on_arm"], translation(1, 0, 0))  # the model frame, attached to its canonical link
@@ -541,8 +540,8 @@ def test_world_models_frames_joints_and_kept_elements():
     )
     assert model.name == "w"
     assert list(model.bodies) == ["world", "ground::l", "robot::l"]
-    assert model.bodies["ground::l"].extras["static"] is True
-    assert model.bodies["robot::l"].extras["static"] is False
+    assert model.bodies["ground::l"].static is True
+    assert model.bodies["robot::l"].static is False
     assert model.joints["hold"].parent == "world" and model.bodies["robot::l"].joints == ("hold",)
     assert model.frames["spot"].body == "robot::l"
     assert_close(model.forward_kinematics()["spot"], translation(1, 0, 1))
@@ -602,9 +601,9 @@ def test_root_links_of_free_models_are_marked_floating():
             """
         )
     )
-    assert model.bodies["box::l"].extras["floating"] is True
-    assert model.bodies["box::lid"].extras["floating"] is False
-    assert model.bodies["ground::l"].extras["floating"] is False
+    assert model.bodies["box::l"].floating is True
+    assert model.bodies["box::lid"].floating is False
+    assert model.bodies["ground::l"].floating is False
 
 
 def test_a_shape_pose_relative_to_a_frame_sdf_1_7():
@@ -657,3 +656,39 @@ def test_unknown_elements_are_kept_with_an_info_diagnostic():
     assert "strange" in [e.tag for e in model.extras]
     unknown = [d for d in model.diagnostics if d.code == "unknown-element"]
     assert len(unknown) == 2 and all(d.severity is Severity.INFO for d in unknown)
+
+
+def test_sdf_specific_extras_live_under_extras_sdf():
+    model = loads(
+        world(
+            """
+            <model name="ground"><static>true</static><link name="l"/></model>
+            <model name="robot">
+              <link name="a"><inertial><mass>2</mass></inertial><sensor name="s" type="imu"/>
+                <visual name="v"><pose relative_to="b">0 0 1 0 0 0</pose><geometry><cone/></geometry></visual>
+              </link>
+              <link name="b"/>
+              <joint name="u" type="universal"><parent>a</parent><child>b</child>
+                <axis><xyz>1 0 0</xyz></axis>
+                <axis2><xyz>0 1 0</xyz><dynamics><damping>0.5</damping></dynamics>
+                  <mimic joint="v"><multiplier>2</multiplier></mimic></axis2>
+              </joint>
+            </model>
+            """,
+            "1.11",
+        )
+    )
+    a, b = model.bodies["robot::a"], model.bodies["robot::b"]
+    assert a.extras["sdf"] == {"model": "robot", "inertial_defaults": ("inertia",)}
+    assert b.extras["sdf"] == {"model": "robot", "inertial_defaults": ("mass", "inertia")}
+    assert [e.tag for e in a.extras["xml"]] == ["sensor"]  # kept elements stay in extras["xml"], as in every reader
+    assert (a.static, a.floating, b.floating) == (False, True, False)
+    assert (model.bodies["ground::l"].static, model.bodies["ground::l"].floating) == (True, False)
+    visual = a.visuals[0].extras["sdf"]
+    assert visual["pose_relative_to"] == "b" and visual["geometry"]["kind"] == "cone"
+    u = model.joints["robot::u"].extras["sdf"]
+    assert u["dynamics2"].damping == 0.5
+    assert [(m["axis"], m["joint"], m["multiplier"]) for m in u["mimic"]] == [("axis2", "robot::v", 2.0)]
+    shapes = [s for body in model.bodies.values() for s in body.visuals]
+    items = [*model.bodies.values(), *model.joints.values(), *shapes]
+    assert {key for item in items for key in item.extras} <= {"sdf", "xml"}  # no flat keys

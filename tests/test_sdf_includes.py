@@ -46,8 +46,8 @@ def test_model_uri_through_search_paths_with_name_pose_and_static_overrides():
     poses = model.forward_kinematics()
     assert_close(poses["arm::upper"], translation(0, 0, 1.5))  # the model's own pose without an override
     assert_close(poses["arm2::upper"], translation(1, 0, 1))  # the include's pose replaces it
-    assert model.bodies["arm2::base"].extras["static"] is True
-    assert model.bodies["arm::base"].extras["static"] is False
+    assert model.bodies["arm2::base"].static is True
+    assert model.bodies["arm::base"].static is False
     assert model.frames["arm2::tool"].body == "arm2::upper"
     plugins = [e for e in model.extras if e.tag == "plugin"]
     assert sorted(e.owner for e in plugins) == ["arm", "arm2"]

@@ -63,21 +63,29 @@ def _non_finite(model: Model) -> Iterator[Diagnostic]:
             yield bad(f"the pose of frame {frame.name!r}", frame.location)
 
 
-def _moving(model: Model) -> set[str]:
-    """Bodies moved by a joint that takes a value (so a simulator must integrate them)."""
-    return {
-        body.name
-        for body in model.bodies.values()
-        if any(
-            model.joints[j].type is not JointType.FIXED and JOINT_DOF[model.joints[j].type] > 0
-            for j in body.joints
-            if j in model.joints
-        )
-    }
+def moving_bodies(model: Model, carried: bool = False) -> set[str]:
+    """The names of the bodies a simulator must integrate.
+
+    By default, the bodies a joint that takes a value moves directly. With `carried`, also what
+    moves with them, as a simulator sees a whole model: every body below a moving one, every
+    floating body (`Body.floating`), and the child of any joint that is not fixed (a gearbox's
+    child turns with the joints it couples); never a static body (`Body.static`) nor the root.
+    """
+    moving: set[str] = set()
+    for body in model.bodies.values():  # parents before children
+        if carried and (body.parent is None or body.static):
+            continue
+        joints = [model.joints[j] for j in body.joints if j in model.joints]
+        if carried:
+            if body.floating or body.parent in moving or any(j.type is not JointType.FIXED for j in joints):
+                moving.add(body.name)
+        elif any(JOINT_DOF[j.type] > 0 for j in joints):
+            moving.add(body.name)
+    return moving
 
 
 def _inertials(model: Model) -> Iterator[Diagnostic]:
-    moving = _moving(model)
+    moving = moving_bodies(model)
     for body in model.bodies.values():
         inertial = body.inertial
         if inertial is None or not (_finite(inertial.mass) and _finite(inertial.inertia)):
@@ -326,4 +334,4 @@ def deduplicated(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
     return sorted(unique, key=lambda d: (d.location.file or "", d.location.line is None, d.location.line or 0))
 
 
-__all__ = ["CHECKS", "CheckReport", "check_model", "deduplicated", "error_diagnostic"]
+__all__ = ["CHECKS", "CheckReport", "check_model", "deduplicated", "error_diagnostic", "moving_bodies"]

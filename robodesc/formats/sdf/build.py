@@ -3,8 +3,8 @@
 * A root body `world`; every link a body named with its scope (`nested::link`, `model::link`).
 * The joint tree: a link's parent body is the link its first parent joint hangs from (the
   world for a joint whose parent is `world`); links without a parent joint hang from `world`
-  with no joint, at their resolved world pose (static and free models alike: `body.extras`
-  says which). Joints that close a loop are kept and listed after the tree joint of their
+  with no joint, at their resolved world pose (static and free models alike: `body.static`
+  and `body.floating` say which). Joints that close a loop are kept and listed after the tree joint of their
   child, where they stand still at zero (see docs/formats/sdf.md).
 * `Body.pose` and `Joint.origin` are worked out from the resolved world poses of links and
   joint frames; `Joint.axis` is expressed in the joint frame.
@@ -45,6 +45,11 @@ class _Item(Generic[_D]):
     static: bool
     model: str | None  # the scoped name of the model it belongs to (None: the top model or the world)
     top_level: bool = True  # in the file's top model, a model of the world, or the world itself
+
+
+def _sdf(extras: dict) -> dict:
+    """What the SDF reader keeps in `extras["sdf"]` (empty for a shape of an included URDF file)."""
+    return extras.get("sdf") or {}
 
 
 class Builder:
@@ -199,15 +204,13 @@ class Builder:
             collisions=[copy.copy(s) for s in link.collisions],
             location=link.location,
         )
-        body.extras["static"] = item.static
-        body.extras["model"] = item.model
-        body.extras["floating"] = False  # set for root links of non-static models when the tree is built
+        body.static = item.static  # body.floating is set for root links of non-static models with the tree
+        sdf = body.extras["sdf"] = {"model": item.model}
         if link.properties.get("inertial_defaults"):  # mass and/or inertia not given: libsdformat's defaults
-            body.extras["inertial_defaults"] = link.properties["inertial_defaults"]
+            sdf["inertial_defaults"] = link.properties["inertial_defaults"]
         if link.kept:
             body.extras["xml"] = [node.extra(item.full) for node in link.kept]
-        relative = [s.extras.get("pose_relative_to") for s in link.visuals + link.collisions]
-        if any(relative):
+        if any(_sdf(s.extras).get("pose_relative_to") for s in link.visuals + link.collisions):
             self._shape_poses(item, body, model)
         return body
 
@@ -218,7 +221,7 @@ class Builder:
         """
         link_pose = self.pose(item.full)
         for shape in body.visuals + body.collisions:
-            ref = shape.extras.get("pose_relative_to")
+            ref = _sdf(shape.extras).get("pose_relative_to")
             if not ref:
                 continue
             local = item.scope.lookup(ref)
@@ -268,7 +271,8 @@ class Builder:
             origin=invert_pose(parent_pose) @ frame_pose,
             location=where,
         )
-        joint.extras.update(desc.properties)
+        if desc.properties:
+            joint.extras["sdf"] = dict(desc.properties)
         joint.pitch = desc.pitch
         if desc.kept:
             joint.extras["xml"] = [node.extra(item.full) for node in desc.kept]
@@ -287,12 +291,12 @@ class Builder:
                 joint.axis, joint.limits, joint.dynamics = np.array(direction, dtype=float), limits, axis.dynamics
             else:
                 joint.axis2, joint.limits2 = np.array(direction, dtype=float), limits
-                joint.extras["dynamics2"] = axis.dynamics
+                joint.extras.setdefault("sdf", {})["dynamics2"] = axis.dynamics
             if axis.mimic is not None:
                 leader, leader_axis, multiplier, offset, reference = axis.mimic
                 if index == 0:
                     joint.mimic = Mimic(item.prefix + leader, multiplier, offset - multiplier * reference)
-                joint.extras.setdefault("mimic", []).append(
+                joint.extras.setdefault("sdf", {}).setdefault("mimic", []).append(
                     {
                         "axis": ("axis", "axis2")[index],
                         "joint": item.prefix + leader,
@@ -321,8 +325,6 @@ class Builder:
             joint.limits2 = Limits()
         if desc.gearbox is not None:
             ratio, reference_body = desc.gearbox
-            joint.extras["gearbox_ratio"] = ratio
-            joint.extras["gearbox_reference_body"] = reference_body
             model.constraints.append(
                 Constraint(
                     kind="gearbox",
@@ -348,7 +350,7 @@ class Builder:
             elif joint.dof != 1 or leader.dof != 1:
                 problem = f"mimics {mimic.joint!r}, but only joints with one value can mimic each other"
             if problem:
-                joint.mimic = None  # kept in joint.extras["mimic"]
+                joint.mimic = None  # kept in joint.extras["sdf"]["mimic"]
                 model.diagnose(
                     Severity.WARNING,
                     "mimic-ignored",
@@ -410,14 +412,14 @@ class Builder:
             jname = assigned[name]
             parent = ends[jname][0] if jname is not None else "world"
             body.parent = parent
-            body.extras["floating"] = jname is None and not body.extras["static"]
+            body.floating = jname is None and not body.static
             world_pose = self.pose(name)
             parent_pose = self.pose(parent) if parent != "world" else np.eye(4)
             body.pose = invert_pose(parent_pose) @ world_pose
             loops = [j for j in incoming.get(name, ()) if j != jname]
             body.joints = (jname,) if jname is not None else ()
             for loop in loops:  # kept as joints, off the tree: kinematics accepts and ignores their values
-                joints[loop].extras["loop"] = True
+                joints[loop].extras.setdefault("sdf", {})["loop"] = True
                 model.constraints.append(Constraint(kind="loop", elements=(loop,), location=joints[loop].location))
             if loops:
                 model.diagnose(

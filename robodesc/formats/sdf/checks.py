@@ -45,9 +45,10 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from ...core.checks import moving_bodies
 from ...core.diagnostics import Diagnostic, Severity
 from ...core.errors import did_you_mean
-from ...core.model import JointType, Model
+from ...core.model import Body, Model
 from .desc import FileDesc, ModelDesc, WorldDesc
 from .spec import GEOMETRY_TAGS, is_custom
 from .values import text_of
@@ -422,16 +423,9 @@ def lint(parser: FileParser, desc: FileDesc) -> None:
 # =====================================================================================================
 
 
-def _moving(model: Model) -> set[str]:
-    """Bodies a simulator moves: not static, and free or below a joint that moves."""
-    moving: set[str] = set()
-    for body in model.bodies.values():  # parents before children
-        if body.parent is None or body.extras.get("static"):
-            continue
-        joints = [model.joints[j] for j in body.joints if j in model.joints]
-        if body.extras.get("floating") or body.parent in moving or any(j.type is not JointType.FIXED for j in joints):
-            moving.add(body.name)
-    return moving
+def _inertial_defaults(body: Body) -> tuple[str, ...]:
+    """What of the body's mass properties the reader filled in with libsdformat's defaults."""
+    return (body.extras.get("sdf") or {}).get("inertial_defaults") or ()
 
 
 def check_loaded(model: Model) -> list[Diagnostic]:
@@ -440,13 +434,13 @@ def check_loaded(model: Model) -> list[Diagnostic]:
 
 
 def _inertials(model: Model) -> Iterator[Diagnostic]:
-    moving = _moving(model)
+    moving = moving_bodies(model, carried=True)  # not static, and free or below a joint that moves
     jointed = {j.parent for j in model.joints.values()} | {j.child for j in model.joints.values()}
     defaulted: dict[tuple, list] = {}  # one finding per <link> written, however often its model is included
     for body in model.bodies.values():
         if body.name not in moving:
             continue
-        defaults = body.extras.get("inertial_defaults")
+        defaults = _inertial_defaults(body)
         # A partial <inertial> always; no <inertial> at all only on a part (shapes) of a mechanism (joints):
         # a lone free body or a bare frame-like link without one is common and deliberate.
         partial = defaults and len(defaults) == 1
@@ -455,7 +449,7 @@ def _inertials(model: Model) -> Iterator[Diagnostic]:
             where = body.location
             defaulted.setdefault((where.file, where.line, where.element), []).append(body)
         inertial = body.inertial
-        if body.extras.get("floating") and inertial is not None and inertial.mass == 0:
+        if body.floating and inertial is not None and inertial.mass == 0:
             yield Diagnostic(
                 Severity.WARNING,
                 "sdf-massless-free-link",
@@ -465,7 +459,7 @@ def _inertials(model: Model) -> Iterator[Diagnostic]:
             )
     given = {"mass": "mass 1 kg", "inertia": "inertia ixx = iyy = izz = 1 kg m^2"}
     for bodies in defaulted.values():
-        body, defaults = bodies[0], bodies[0].extras["inertial_defaults"]
+        body, defaults = bodies[0], _inertial_defaults(bodies[0])
         what = f"an <inertial> without <{defaults[0]}>" if len(defaults) == 1 else "no <inertial>"
         also = f" (and {len(bodies) - 1} more instances of this link)" if len(bodies) > 1 else ""
         yield Diagnostic(

@@ -3,7 +3,7 @@
 Every SDF geometry maps to a robodesc geometry: box, sphere, cylinder, capsule, ellipsoid, plane
 and mesh to their namesakes, heightmap to `Heightfield`. A polyline, cone, image or empty geometry
 has no robodesc counterpart: the shape keeps a base `Geometry` and its parameters in
-`shape.extras["sdf_geometry"]`, so nothing is dropped.
+`shape.extras["sdf"]["geometry"]`, so nothing is dropped.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def read_shape(parser: FileParser, element, kind: str) -> tuple[Shape, dict]:
     shape = Shape(geometry=Geometry(), pose=parser.pose_of(element).matrix, name=name)
     pose_el = element.find("pose")
     if pose_el is not None and pose_el.get("relative_to", "").strip():
-        shape.extras["pose_relative_to"] = pose_el.get("relative_to").strip()
+        shape.extras.setdefault("sdf", {})["pose_relative_to"] = pose_el.get("relative_to").strip()
     solid: dict = {}
     geometry_el = element.find("geometry")
     if geometry_el is None:  # libsdformat adds the required <geometry> as empty
@@ -57,7 +57,7 @@ def read_shape(parser: FileParser, element, kind: str) -> tuple[Shape, dict]:
         if not solid and len(geometry_el):  # nothing robodesc knows: the whole <geometry> is kept
             shape.extras.setdefault("xml", []).append(parser.keep(geometry_el).extra(None))
         if solid.get("kind") and (type(shape.geometry) is Geometry or solid["kind"] in ("mesh", "heightmap")):
-            shape.extras["sdf_geometry"] = dict(solid)  # what the robodesc geometry does not hold
+            shape.extras.setdefault("sdf", {})["geometry"] = dict(solid)  # what the robodesc geometry does not hold
     material_el = element.find("material")
     if material_el is not None and kind == "visual":
         shape.material = read_material(parser, material_el)
