@@ -11,18 +11,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, TypeAlias
+from typing import Any
 
 import numpy as np
 
-from ...core.diagnostics import Severity
+from ...core.diagnostics import Diagnostic
 from ...core.errors import Location
 from ...core.geometry import Shape
 from ...core.model import Dynamics, Extra, JointType, Limits
 from ..xml import to_xml
-
-Report: TypeAlias = tuple[Severity, str, str, Location, str | None]
-"""What the parser noticed, for `model.diagnostics`: (severity, code, message, location, suggestion)."""
 
 
 @dataclass
@@ -171,4 +168,4 @@ class FileDesc:
     lights: list[Node] = field(default_factory=list)
     actors: list[Node] = field(default_factory=list)
     kept: list[Node] = field(default_factory=list)  # unknown elements of <sdf>
-    diagnostics: list[Report] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)  # what the parser noticed, for model.diagnostics

@@ -20,7 +20,7 @@ from typing import TypeVar
 
 import numpy as np
 
-from ...core.diagnostics import Severity
+from ...core.diagnostics import Diagnostic, Severity
 from ...core.errors import (
     CyclicInclude,
     DuplicateName,
@@ -158,7 +158,7 @@ class Loader:
         from .urdf import model_desc_from_urdf
 
         desc = FileDesc(source=path, version=LATEST_VERSION, model=model_desc_from_urdf(model, path))
-        desc.diagnostics = [(d.severity, d.code, d.message, d.location, d.suggestion) for d in model.diagnostics]
+        desc.diagnostics = list(model.diagnostics)
         return desc
 
     # -- URIs ------------------------------------------------------------------------------
@@ -241,7 +241,7 @@ class FileParser:
         return Location(file=self.source, node=(self.document, element))
 
     def diagnose(self, severity: Severity, code: str, message: str, element, suggestion: str | None = None) -> None:
-        self.desc.diagnostics.append((severity, code, message, self.where(element), suggestion))
+        self.desc.diagnostics.append(Diagnostic(severity, code, message, self.where(element), suggestion))
 
     def keep(self, element, parent: str | None = None) -> Node:
         self.check_kept(element, parent)
@@ -590,7 +590,7 @@ class FileParser:
             new = f"{item.name}{suffix}{i}"
             i += 1
         self.desc.diagnostics.append(
-            (
+            Diagnostic(
                 Severity.WARNING,
                 "name-collision-renamed",
                 f"{kind} {item.name!r} in {owner!r} has the name of another element; renamed {new!r}, as "

@@ -8,11 +8,11 @@ also accepts: it is handed to the URDF reader.
 
 from __future__ import annotations
 
+from ...core.diagnostics import Diagnostic
 from ...core.model import Model
 from ...core.resources import LoadContext
 from ..xml import root_tag
 from .build import Builder
-from .desc import Report
 from .parse import Loader
 
 
@@ -30,10 +30,10 @@ def read(data: bytes, context: LoadContext) -> Model:
     return model
 
 
-def _report(model: Model, diagnostics: list[Report], seen: set[tuple[str, str, int]]) -> None:
-    for severity, code, message, location, suggestion in diagnostics:
-        key = (code, message, id(location))
-        if key in seen:
-            continue
-        seen.add(key)
-        model.diagnose(severity, code, message, location, suggestion)
+def _report(model: Model, diagnostics: list[Diagnostic], seen: set[tuple[str, str, int]]) -> None:
+    """Add what a parsed file noticed to the model, once however often the file was included."""
+    for diagnostic in diagnostics:
+        key = (diagnostic.code, diagnostic.message, id(diagnostic.location))
+        if key not in seen:
+            seen.add(key)
+            model.diagnostics.append(diagnostic)
