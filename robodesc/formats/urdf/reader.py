@@ -88,6 +88,10 @@ def read(data: bytes, context: LoadContext) -> Model:
 
 
 class _UrdfReader:
+    """One load of one URDF file. The document is read top to bottom in one pass (links, joints,
+    materials and extension elements in file order, as urdfdom does); what needs everything read
+    first, links' materials, the tree and mimic chains, is settled after that pass in `read`."""
+
     def __init__(self, context: LoadContext, values: Values) -> None:
         self.context = context
         self.values = values
@@ -119,6 +123,8 @@ class _UrdfReader:
         return xyz or _ZERO3, rpy or _ZERO3
 
     def _keep(self, element: Element, owner: str | None, known: bool) -> Extra:
+        """An element URDF does not model, kept as an `Extra` (its XML rendered only when asked for),
+        so that nothing written is lost; an element of no known extension is also reported."""
         extra = Extra(
             tag=element.tag,
             source=partial(to_xml, element),
@@ -136,6 +142,7 @@ class _UrdfReader:
         return extra
 
     def _unique_name(self, element: Element, seen: dict, what: str) -> str:
+        """The required name of a link, joint or material; urdfdom refuses a name used twice."""
         v = self.values
         name = v.required(element, "name", f"every {what} needs a name")
         if name in seen:
@@ -145,6 +152,7 @@ class _UrdfReader:
 
     # -- the document -----------------------------------------------------------------------
     def read(self, root: Element) -> Model:
+        """The whole document: the children of <robot> in file order, then what needs all of them."""
         v = self.values
         v.require(
             root.tag == "robot",
@@ -237,6 +245,8 @@ class _UrdfReader:
 
     # -- materials ----------------------------------------------------------------------------
     def _material(self, element: Element) -> Material:
+        """A <material> as written (robot-level or inline); which one a visual ends up with is decided
+        in `_resolve_visual_materials`."""
         v = self.values
         material = Material(name=element.get("name"))
         color = element.find("color")
@@ -248,6 +258,7 @@ class _UrdfReader:
         return material
 
     def _robot_material(self, element: Element) -> None:
+        """A robot-level <material>, which visuals of any link (before or after it) may name."""
         name = self._unique_name(element, self.model.materials, "material")
         material = self._material(element)
         self._material_locations[name] = self.values.where(element)
@@ -283,6 +294,8 @@ class _UrdfReader:
 
     # -- links ---------------------------------------------------------------------------------
     def _link(self, element: Element, links: dict) -> Body:
+        """A <link> as a `Body`, its place in the tree left to `_build_tree`. Visual materials are
+        noted for `_resolve_visual_materials`, since a robot-level material may come after the link."""
         name = self._unique_name(element, links, "link")
         body = Body(name=name, location=self.values.where(element))
         seen_inertial = False
@@ -341,6 +354,8 @@ class _UrdfReader:
         return {"tag": tag, "parent": parent, "count": count, "location": self.values.where(ignored)}
 
     def _inertial(self, element: Element) -> Inertial | None:
+        """Mass properties in body axes; an <inertial> without <mass> or <inertia> is dropped, as urdfdom
+        drops it, and the link loads without one."""
         v = self.values
         mass_el = element.find("mass")
         inertia_el = element.find("inertia")
@@ -365,6 +380,7 @@ class _UrdfReader:
         return Inertial(mass=mass, com=np.array(xyz, dtype=float), inertia=tensor)
 
     def _shape(self, element: Element) -> Shape | None:
+        """A <visual> or <collision>, or None when its geometry is left out (see `_geometry`)."""
         v = self.values
         geometry_el = element.find("geometry")
         if geometry_el is None:
@@ -385,6 +401,8 @@ class _UrdfReader:
         return shape
 
     def _geometry(self, element: Element) -> Geometry | None:
+        """The first shape of a <geometry> (urdfdom reads only that one); capsule is accepted as
+        yourdfpy and PyBullet accept it."""
         v = self.values
         if len(element) == 0:
             raise v.error(
@@ -405,28 +423,7 @@ class _UrdfReader:
         if tag == "capsule":
             return Capsule(radius=v.number(shape, "radius"), length=v.number(shape, "length"))
         if tag == "mesh":
-            uri = shape.get("filename")
-            if uri is None:  # urdfdom drops the shape with an error message; yourdfpy loads the rest
-                self.model.diagnose(
-                    Severity.ERROR,
-                    "mesh-without-filename",
-                    "<mesh> has no filename; the shape is left out",
-                    v.where(shape),
-                    'add filename="package://..."',
-                )
-                return None
-            scale = v.vector(shape, "scale", 3, None)
-            mesh = Mesh(uri=uri, scale=np.array(scale) if scale is not None else np.ones(3))
-            mesh.path, mesh.tried = self.context.resolve(uri)
-            if mesh.path is None:
-                self.model.diagnose(
-                    Severity.WARNING,
-                    "mesh-not-found",
-                    f"mesh {uri!r} cannot be found",
-                    v.where(shape),
-                    "pass search_paths=[...] or set ROS_PACKAGE_PATH",
-                )
-            return mesh
+            return self._mesh(shape)
         raise v.error(
             UnsupportedGeometry,
             shape,
@@ -435,6 +432,34 @@ class _UrdfReader:
             suggestion=did_you_mean(tag, ["box", "sphere", "cylinder", "mesh", "capsule"])
             or "use box, sphere, cylinder or mesh",
         )
+
+    def _mesh(self, element: Element) -> Mesh | None:
+        """A <mesh>, its URI resolved now (existence only: the file is read when someone asks) so that a
+        missing file is reported at load time; a missing file is a diagnostic, not an error, as
+        in ROS, and a mesh without a filename is left out, as urdfdom leaves it out."""
+        v = self.values
+        uri = element.get("filename")
+        if uri is None:  # urdfdom drops the shape with an error message; yourdfpy loads the rest
+            self.model.diagnose(
+                Severity.ERROR,
+                "mesh-without-filename",
+                "<mesh> has no filename; the shape is left out",
+                v.where(element),
+                'add filename="package://..."',
+            )
+            return None
+        scale = v.vector(element, "scale", 3, None)
+        mesh = Mesh(uri=uri, scale=np.array(scale) if scale is not None else np.ones(3))
+        mesh.path, mesh.tried = self.context.resolve(uri)
+        if mesh.path is None:
+            self.model.diagnose(
+                Severity.WARNING,
+                "mesh-not-found",
+                f"mesh {uri!r} cannot be found",
+                v.where(element),
+                "pass search_paths=[...] or set ROS_PACKAGE_PATH",
+            )
+        return mesh
 
     # -- joints --------------------------------------------------------------------------------
     def _joint(self, element: Element, joints: dict) -> Joint:
@@ -604,7 +629,27 @@ class _UrdfReader:
 
     # -- the tree ------------------------------------------------------------------------------
     def _build_tree(self, root_el: Element, links: dict[str, Body], joints: dict[str, Joint]) -> None:
-        v = self.values
+        """Links become the model's bodies in tree order (root first, then breadth-first), each posed by
+        its parent joint's origin; joints keep file order. Runs once all links and joints are read,
+        since a joint may name links written after it."""
+        parent_joint, children = self._parent_joints(links, joints)
+        model = self.model
+        for name in self._tree_order(root_el, links, parent_joint, children):
+            body = links[name]
+            tree_joint = parent_joint.get(name)
+            if tree_joint is not None:
+                body.parent = tree_joint.parent
+                body.joints = (tree_joint.name,)
+                body.pose = tree_joint.origin
+            model.bodies[name] = body
+        for joint in joints.values():
+            model.joints[joint.name] = joint
+
+    def _parent_joints(
+        self, links: dict[str, Body], joints: dict[str, Joint]
+    ) -> tuple[dict[str, Joint], dict[str, list[Joint]]]:
+        """Each link's parent joint and each link's child joints (in file order). A joint naming a link
+        that does not exist, or a link with two parents, is refused: URDF describes a tree."""
         parent_joint: dict[str, Joint] = {}
         children: dict[str, list[Joint]] = {}
         for joint in joints.values():
@@ -627,23 +672,33 @@ class _UrdfReader:
                 )
             parent_joint[joint.child] = joint
             children.setdefault(joint.parent, []).append(joint)
+        return parent_joint, children
+
+    def _tree_order(
+        self,
+        root_el: Element,
+        links: dict[str, Body],
+        parent_joint: dict[str, Joint],
+        children: dict[str, list[Joint]],
+    ) -> list[str]:
+        """Link names from the one root link, breadth-first (siblings in joint order). With one parent
+        each, links the walk does not reach can only be a loop of joints apart from the root."""
         roots = [name for name in links if name not in parent_joint]
         if not roots:
-            raise v.error(
+            raise self.values.error(
                 InvalidTree,
                 root_el,
                 "no root link: every link is the child of a joint, so the joints form a loop",
                 suggestion="remove one joint of the loop",
             )
         if len(roots) > 1:
-            raise v.error(
+            raise self.values.error(
                 InvalidTree,
                 root_el,
                 f"two root links found: {roots[0]!r} and {roots[1]!r}",
                 construct=roots[1],
                 suggestion=f"connect {roots[1]!r} to the tree with a joint",
             )
-        model = self.model
         order = [roots[0]]
         for name in order:  # breadth-first: the list grows while we walk it
             for joint in children.get(name, ()):
@@ -657,13 +712,4 @@ class _UrdfReader:
                 construct=stray,
                 suggestion="remove one joint of the loop",
             )
-        for name in order:
-            body = links[name]
-            tree_joint = parent_joint.get(name)
-            if tree_joint is not None:
-                body.parent = tree_joint.parent
-                body.joints = (tree_joint.name,)
-                body.pose = tree_joint.origin
-            model.bodies[name] = body
-        for joint in joints.values():
-            model.joints[joint.name] = joint
+        return order
