@@ -401,8 +401,8 @@ class _UrdfReader:
         return shape
 
     def _geometry(self, element: Element) -> Geometry | None:
-        """The first shape of a <geometry> (urdfdom reads only that one); capsule is accepted as
-        yourdfpy and PyBullet accept it."""
+        """The first shape of a <geometry> (urdfdom reads only that one). <capsule> is accepted as an
+        extension, where urdfdom drops the shape (docs/formats/urdf.md)."""
         v = self.values
         if len(element) == 0:
             raise v.error(
@@ -463,8 +463,9 @@ class _UrdfReader:
 
     # -- joints --------------------------------------------------------------------------------
     def _joint(self, element: Element, joints: dict) -> Joint:
-        """A <joint>, read step by step in urdfdom's order, so that of several faults the one urdfdom
-        reports first is the error raised (and diagnostics come in the same order)."""
+        """A <joint>, read in named steps, always in this order (name, type, ends, origin, axis, limits,
+        ...), so that a file with several faults always gets the same error, and the diagnostics the
+        same order."""
         name = self._unique_name(element, joints, "joint")
         joint = Joint(
             name=name,
@@ -482,8 +483,8 @@ class _UrdfReader:
         return joint
 
     def _joint_type(self, element: Element, name: str) -> JointType:
-        """The type decides which children apply; urdfdom refuses an unknown one (case-sensitive) before
-        reading anything else, so it comes first."""
+        """The type decides which of the other children apply, so it is read first; an unknown type
+        (the names are case-sensitive, as in urdfdom) is refused with a "did you mean"."""
         v = self.values
         type_text = v.required(element, "type", "fixed, revolute, continuous, prismatic, floating or planar")
         kind = JOINT_TYPES.get(type_text)
