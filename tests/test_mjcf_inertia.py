@@ -1,4 +1,4 @@
-"""robodesc.formats.mjcf.inertia against MuJoCo's own compiler (the ``mujoco`` package)."""
+"""robodesc.formats.mjcf.inertia (and the modules it gathers) against MuJoCo's own compiler (the ``mujoco`` package)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from robodesc.formats.mjcf import inertia as mi
+from robodesc.formats.mjcf.mujoco_math import sym6_to_mat
 
 mujoco = pytest.importorskip("mujoco")
 
@@ -516,7 +517,7 @@ def test_principal_axes_match_fullinertia():
         xml += f'<body><inertial pos="0 0 0" mass="1" fullinertia="{_fmt(full)}"/></body>'
     m = mujoco.MjModel.from_xml_string(f"<mujoco><worldbody>{xml}</worldbody></mujoco>")
     for i, full in enumerate(fulls):
-        moments, quat = mi.principal_axes(mi._sym6_to_mat(np.array(full)))
+        moments, quat = mi.principal_axes(sym6_to_mat(np.array(full)))
         _close(moments, m.body_inertia[i + 1], what="moments")
         _quat_close(quat, m.body_iquat[i + 1], tol=1e-12)
 

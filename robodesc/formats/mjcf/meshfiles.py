@@ -1,0 +1,324 @@
+"""Mesh files read the way MuJoCo reads them: binary STL, OBJ (as tinyobjloader triangulates it) and
+MuJoCo's own MSH, chosen by the file's extension.
+
+A file MuJoCo cannot read raises a `MeshFileError` (a ``ValueError`` too) whose subclass says why,
+so callers decide by type, never by message: the file cannot be opened (`MeshFileUnreadable`),
+its type is not one MuJoCo reads (`UnsupportedMeshFileType`), or its content is not a valid file of
+its type (`MalformedMeshFile`).
+"""
+
+from __future__ import annotations
+
+import struct
+
+import numpy as np
+
+__all__ = ["MalformedMeshFile", "MeshFileError", "MeshFileUnreadable", "UnsupportedMeshFileType", "load_mesh_file"]
+
+
+class MeshFileError(ValueError):
+    """A mesh file MuJoCo cannot read (raised by :func:`load_mesh_file`). The subclass says why."""
+
+    def __init__(self, message: str, path: str, file_type: str) -> None:
+        super().__init__(message)
+        self.path = path
+        self.file_type = file_type  # the extension, lower case: "stl", "obj", "msh", or another
+
+
+class MeshFileUnreadable(MeshFileError):
+    """The file cannot be opened or read: it does not exist, is a folder, is not readable, ..."""
+
+
+class UnsupportedMeshFileType(MeshFileError):
+    """The file's extension is not one MuJoCo reads (.stl, .obj, .msh)."""
+
+
+class MalformedMeshFile(MeshFileError):
+    """The file's content is not a valid mesh of its type (an ASCII or truncated STL, a bad OBJ line, ...)."""
+
+
+def load_mesh_file(path: str) -> tuple[np.ndarray, np.ndarray | None]:
+    """Vertices (float32 values, (n, 3)) and faces ((m, 3) int or ``None``) of a mesh file.
+
+    Reads the file the way MuJoCo does (the type is taken from the extension):
+
+    * ``.stl``: binary STL only (MuJoCo rejects ASCII STL); 1..200000 triangles and an exact
+      file size; coordinates bounded by 2^30; vertices are welded bit-exactly (identical
+      float triples, so 0.0 and -0.0 stay distinct) in order of first appearance;
+    * ``.obj``: ``v`` lines give the vertices as listed (no welding); faces come from the
+      first object/group only (as MuJoCo uses only tinyobjloader's first shape); polygons
+      are triangulated like tinyobjloader's built-in (non-earcut) triangulation, in float32:
+      quads along their shorter diagonal, larger polygons by its ear clipping (which may
+      drop part of a polygon it cannot clip, as MuJoCo does); negative (relative) indices
+      are supported; a
+      file with only ``l`` line elements gives degenerate triangles ``(i, j, j)``, as in
+      MuJoCo (which then rejects the mesh for having no surface area);
+    * ``.msh``: MuJoCo's binary format (int32 counts of vertices, normals, texcoords, faces,
+      then float32 vertices, normals, texcoords and int32 faces); ``None`` faces if it has
+      none.
+
+    Raises :class:`MeshFileUnreadable` if the file cannot be read, :class:`UnsupportedMeshFileType`
+    for another extension, :class:`MalformedMeshFile` if its content is malformed.
+    """
+    ext = path.rsplit(".", 1)[-1].lower() if "." in path else ""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        raise MeshFileUnreadable(f"could not read mesh file {path!r}: {exc}", path, ext) from exc
+    if ext == "stl":
+        return _load_stl(data, path)
+    if ext == "obj":
+        return _load_obj(data, path)
+    if ext == "msh":
+        return _load_msh(data, path)
+    raise UnsupportedMeshFileType(
+        f"unknown or unsupported mesh file type: {path!r} (expected .stl, .obj or .msh)", path, ext
+    )
+
+
+def _load_stl(data: bytes, path: str) -> tuple[np.ndarray, np.ndarray]:
+    if not data:
+        raise MalformedMeshFile(f"STL file {path!r} is empty", path, "stl")
+    if len(data) < 84:
+        raise MalformedMeshFile(f"invalid header in STL file {path!r}", path, "stl")
+    (nfaces,) = struct.unpack_from("<i", data, 80)
+    if nfaces < 1 or nfaces > 200000:
+        raise MalformedMeshFile(
+            f"number of faces should be between 1 and 200000 in STL file {path!r}; perhaps this is an ASCII file?",
+            path,
+            "stl",
+        )
+    if nfaces * 50 != len(data) - 84:
+        raise MalformedMeshFile(f"STL file {path!r} has wrong size; perhaps this is an ASCII file?", path, "stl")
+    rec = np.frombuffer(data, dtype=np.uint8, offset=84).reshape(nfaces, 50)
+    tri = rec[:, 12:48].copy().view("<f4").reshape(nfaces * 3, 3)
+    if np.any(np.abs(tri.astype(np.float64)) > 2.0**30):
+        raise MalformedMeshFile(f"vertex in STL file {path!r} exceeds maximum bounds", path, "stl")
+    bits = tri.view("<u4")
+    # bit-exact weld, vertices in order of first appearance
+    _, first, inverse = np.unique(bits, axis=0, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    verts = tri[first[order]].astype(np.float32)
+    faces = rank[np.asarray(inverse).reshape(-1)].reshape(nfaces, 3).astype(np.int64)
+    return verts, faces
+
+
+def _load_msh(data: bytes, path: str) -> tuple[np.ndarray, np.ndarray | None]:
+    if not data:
+        raise MalformedMeshFile(f"MSH file {path!r} is empty", path, "msh")
+    if len(data) < 16:
+        raise MalformedMeshFile(f"missing header in MSH file {path!r}", path, "msh")
+    nv, nn, nt, nf = struct.unpack_from("<4i", data, 0)
+    if nv < 4 or nf < 0 or nn < 0 or nt < 0 or (nn > 0 and nn != nv) or (nt > 0 and nt != nv):
+        raise MalformedMeshFile(f"invalid sizes in MSH file {path!r}", path, "msh")
+    expected = 16 + 12 * nv + 12 * nn + 8 * nt + 12 * nf
+    if len(data) != expected:
+        raise MalformedMeshFile(f"unexpected file size in MSH file {path!r}", path, "msh")
+    verts = np.frombuffer(data, dtype="<f4", count=3 * nv, offset=16).reshape(nv, 3).astype(np.float32)
+    if nf == 0:
+        return verts, None
+    off = 16 + 12 * nv + 12 * nn + 8 * nt
+    faces = np.frombuffer(data, dtype="<i4", count=3 * nf, offset=off).reshape(nf, 3).astype(np.int64)
+    return verts, faces
+
+
+def _parse_obj(
+    data: bytes, path: str
+) -> tuple[list[tuple[float, float, float]], list[list[int]], list[tuple[int, int, int]]]:
+    """The vertices, the polygons of the first object or group (as MuJoCo uses only tinyobjloader's
+    first shape) and its line segments (as degenerate triangles) of an OBJ file."""
+    text = data.decode("utf-8", errors="replace")  # cannot fail: undecodable bytes become U+FFFD
+    verts: list[tuple[float, float, float]] = []
+    polygons: list[list[int]] = []
+    segments: list[tuple[int, int, int]] = []
+    shape_started = False  # a face or line was seen in the current shape
+    first_shape_done = False
+    for lineno, raw in enumerate(text.replace("\\\r\n", " ").replace("\\\n", " ").splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        tok = line.split()
+        key = tok[0]
+        if key == "v":
+            try:
+                xyz = [float(t) for t in tok[1:4]] + [0.0, 0.0, 0.0]  # missing coordinates are 0
+            except ValueError as exc:
+                raise MalformedMeshFile(
+                    f"could not parse OBJ file {path!r}: bad vertex on line {lineno}", path, "obj"
+                ) from exc
+            verts.append((xyz[0], xyz[1], xyz[2]))
+        elif key in ("o", "g"):
+            if shape_started:
+                first_shape_done = True
+        elif key in ("f", "l"):
+            idx: list[int] = []
+            for t in tok[1:]:
+                s = t.split("/")[0]
+                try:
+                    i = int(s)
+                except ValueError as exc:
+                    raise MalformedMeshFile(
+                        f"could not parse OBJ file {path!r}: bad face on line {lineno}", path, "obj"
+                    ) from exc
+                if i > 0:
+                    idx.append(i - 1)
+                elif i < 0:
+                    idx.append(len(verts) + i)
+                else:
+                    raise MalformedMeshFile(
+                        f"could not parse OBJ file {path!r}: zero face index on line {lineno}", path, "obj"
+                    )
+            if key == "l":
+                if len(idx) >= 2:
+                    shape_started = True
+                    if not first_shape_done:
+                        # MuJoCo turns line segments into degenerate triangles (i, j, j)
+                        segments.extend((idx[k], idx[k + 1], idx[k + 1]) for k in range(len(idx) - 1))
+                continue
+            if len(idx) < 3:
+                continue
+            shape_started = True
+            if not first_shape_done:
+                polygons.append(idx)
+    return verts, polygons, segments
+
+
+def _load_obj(data: bytes, path: str) -> tuple[np.ndarray, np.ndarray | None]:
+    verts, polygons, segments = _parse_obj(data, path)
+    if not verts:
+        raise MalformedMeshFile(f"could not parse OBJ file {path!r}: no vertices", path, "obj")
+    v = np.asarray(verts, dtype=np.float32)
+    if any(i < 0 or i >= len(verts) for poly in polygons for i in poly):
+        raise MalformedMeshFile(
+            f"OBJ file {path!r} has a face index that does not exist in its vertex list", path, "obj"
+        )
+    faces: list[tuple[int, int, int]] = []
+    with np.errstate(all="ignore"):
+        for poly in polygons:
+            if len(poly) == 3:
+                faces.append((poly[0], poly[1], poly[2]))
+            elif len(poly) == 4:
+                faces.extend(_obj_split_quad(poly, v))
+            else:
+                faces.extend(_obj_ear_clip(poly, v))
+    if not faces:
+        faces = segments
+    if not faces:
+        return v, None
+    fa = np.asarray(faces, dtype=np.int64)
+    if fa.min() < 0 or fa.max() >= v.shape[0]:
+        raise MalformedMeshFile(
+            f"OBJ file {path!r} has a face index that does not exist in its vertex list", path, "obj"
+        )
+    return v, fa
+
+
+# tinyobjloader (the revision MuJoCo 4.0 fetches, built without TINYOBJLOADER_USE_MAPBOX_EARCUT and
+# with float ``real_t``) triangulates every polygon with more than three corners itself.  The
+# helpers below reproduce its choices step by step, with every product, sum and comparison done in
+# float32 (MuJoCo's build contracts nothing into FMAs), so near-degenerate decisions agree as well.
+
+
+def _obj_split_quad(q: list[int], v: np.ndarray) -> list[tuple[int, int, int]]:
+    """Split a quad along its shorter diagonal (0-2 only if strictly shorter than 1-3)."""
+    p0, p1, p2, p3 = (v[i] for i in q)
+    d02 = p2 - p0
+    d13 = p3 - p1
+    len02 = d02[0] * d02[0] + d02[1] * d02[1] + d02[2] * d02[2]
+    len13 = d13[0] * d13[0] + d13[1] * d13[1] + d13[2] * d13[2]
+    if len02 < len13:
+        return [(q[0], q[1], q[2]), (q[0], q[2], q[3])]
+    return [(q[0], q[1], q[3]), (q[1], q[2], q[3])]
+
+
+def _obj_projection_axes(poly: list[int], v: np.ndarray) -> tuple[int, int]:
+    """The coordinate plane tinyobjloader projects a polygon onto.
+
+    It walks the corners until one (with its two successors) has an edge cross product with a
+    component above FLT_EPSILON in magnitude, then drops the axis of the largest component
+    (ties resolved as: x only if strictly largest, else z if strictly largest, else y).  If no
+    corner qualifies the default plane (y, z) is used.
+    """
+    n = len(poly)
+    eps = np.float32(np.finfo(np.float32).eps)
+    for k in range(n):
+        a, b, c = v[poly[k]], v[poly[(k + 1) % n]], v[poly[(k + 2) % n]]
+        e0 = b - a
+        e1 = c - b
+        cx = abs(e0[1] * e1[2] - e0[2] * e1[1])
+        cy = abs(e0[2] * e1[0] - e0[0] * e1[2])
+        cz = abs(e0[0] * e1[1] - e0[1] * e1[0])
+        if cx > eps or cy > eps or cz > eps:
+            if cx > cy and cx > cz:
+                return 1, 2
+            if cz > cx and cz > cy:
+                return 0, 1
+            return 0, 2
+    return 1, 2
+
+
+def _obj_point_in_triangle(xs: list, ys: list, px, py) -> bool:
+    """W. R. Franklin's crossing-number test (``pnpoly``) for a triangle, in float32."""
+    inside = False
+    j = 2
+    for i in range(3):
+        if (ys[i] > py) != (ys[j] > py) and px < (xs[j] - xs[i]) * (py - ys[i]) / (ys[j] - ys[i]) + xs[i]:
+            inside = not inside
+        j = i
+    return inside
+
+
+def _obj_ear_clip(poly: list[int], v: np.ndarray) -> list[tuple[int, int, int]]:
+    """tinyobjloader's built-in ear clipping of a polygon with five or more corners.
+
+    The polygon is projected onto a coordinate plane (:func:`_obj_projection_axes`).  A cursor
+    starts at the first corner; the triangle (cursor, cursor+1, cursor+2) of the remaining
+    polygon is cut off as an ear unless the sign test ``cross * area < 0`` rejects it -- ``cross``
+    is the turn at the middle corner and ``area`` the signed area of the triangle spanned by the
+    origin and the first two corners (tinyobjloader's own, origin-dependent convexity test) --
+    or another remaining corner lies inside it; a rejected candidate advances the cursor, a cut
+    removes the middle corner and keeps the cursor.  After as many consecutive rejections as
+    there are remaining corners the loop gives up; the last triangle is emitted only if exactly
+    three corners remain, so a polygon that cannot be clipped loses its remaining part.
+    """
+    ax, ay = _obj_projection_axes(poly, v)
+    xs_all = {i: v[i, ax] for i in poly}
+    ys_all = {i: v[i, ay] for i in poly}
+    half = np.float32(0.5)
+    zero = np.float32(0.0)
+    rest = list(poly)
+    out: list[tuple[int, int, int]] = []
+    cursor = 0
+    budget = len(rest)
+    last_count = len(rest)
+    while len(rest) > 3 and budget > 0:
+        m = len(rest)
+        if cursor >= m:
+            cursor -= m
+        if last_count != m:
+            last_count = m
+            budget = m
+        else:
+            budget -= 1
+        tri = [rest[(cursor + k) % m] for k in range(3)]
+        xs = [xs_all[i] for i in tri]
+        ys = [ys_all[i] for i in tri]
+        turn = (xs[1] - xs[0]) * (ys[2] - ys[1]) - (ys[1] - ys[0]) * (xs[2] - xs[1])
+        area = (xs[0] * ys[1] - ys[0] * xs[1]) * half
+        if turn * area < zero:
+            cursor += 1
+            continue
+        if any(
+            _obj_point_in_triangle(xs, ys, xs_all[rest[(cursor + k) % m]], ys_all[rest[(cursor + k) % m]])
+            for k in range(3, m)
+        ):
+            cursor += 1
+            continue
+        out.append((tri[0], tri[1], tri[2]))
+        del rest[(cursor + 1) % m]
+    if len(rest) == 3:
+        out.append((rest[0], rest[1], rest[2]))
+    return out
