@@ -183,16 +183,16 @@ def test_include_errors():
 
 
 def test_an_included_model_is_parsed_once_per_load(monkeypatch):
-    from robodesc.formats.sdf import parse
+    from robodesc.formats.sdf import loader  # reads every file of the load
 
     calls = []
-    real = parse.parse_xml
+    real = loader.parse_xml
 
     def counting(data, source=None):
         calls.append(source)
         return real(data, source)
 
-    monkeypatch.setattr(parse, "parse_xml", counting)
+    monkeypatch.setattr(loader, "parse_xml", counting)
     includes = "".join(
         f"<include><uri>model://arm</uri><name>arm_{i}</name><pose>{i} 0 0 0 0 0</pose></include>" for i in range(200)
     )

@@ -3,7 +3,7 @@
 The reader rejects what libsdformat rejects. What loads but is probably not what the author meant
 is found in two places:
 
-* `lint(parser, desc)` runs on every SDF file the reader parses, after the file parsed without
+* `lint(ctx)` runs on every SDF file the reader parses, after the file parsed without
   error. It looks at what only the XML still shows (the quaternion as written, an axis before it
   is normalised, an empty plugin filename, a sensor type) and adds reader diagnostics, so they
   reach `model.diagnostics` and name the exact line. Included files are checked once per load.
@@ -43,18 +43,16 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 from ...core.checks import moving_bodies
 from ...core.diagnostics import Diagnostic, Severity
 from ...core.errors import did_you_mean
 from ...core.model import Body, Model
-from .desc import FileDesc, ModelDesc, WorldDesc
+from .context import FileContext
+from .desc import ModelDesc, WorldDesc
+from .geometry import SHAPE_PRECEDENCE
 from .spec import GEOMETRY_TAGS, is_custom
 from .values import text_of
-
-if TYPE_CHECKING:
-    from .parse import FileParser
 
 #: Sensor types libsdformat 16's `Sensor::Load` accepts (any other is an error there).
 SENSOR_TYPES = frozenset(
@@ -133,13 +131,13 @@ def resolves(desc: ModelDesc | WorldDesc, ref: str) -> bool:
 
 
 class _Lint:
-    def __init__(self, parser: FileParser, desc: FileDesc) -> None:
-        self.parser = parser
-        self.version = desc.version
-        self.document = parser.document
+    def __init__(self, ctx: FileContext) -> None:
+        self.ctx = ctx
+        self.version = ctx.version
+        self.document = ctx.document
 
     def add(self, severity: Severity, code: str, message: str, element, suggestion: str | None) -> None:
-        self.parser.diagnose(severity, code, message, element, suggestion)
+        self.ctx.diagnose(severity, code, message, element, suggestion)
 
     def run(self) -> None:
         root = self.document.root
@@ -151,7 +149,7 @@ class _Lint:
             if not isinstance(tag, str) or is_custom(tag):
                 continue
             if tag in ("model", "world"):
-                scope = self.parser.scopes.get(id(element), scope)
+                scope = self.ctx.scopes.get(id(element), scope)
             self.element(element, parent, scope)
             if tag == "plugin":
                 continue  # free-form content: nothing below is SDF
@@ -371,8 +369,6 @@ class _Lint:
 
     # -- geometry ----------------------------------------------------------------------------
     def geometry(self, element, owner) -> None:
-        from .geometry import SHAPE_PRECEDENCE
-
         shapes = list(dict.fromkeys(child.tag for child in element if child.tag in GEOMETRY_TAGS))
         if len(shapes) > 1:  # (several <polyline>s make one shape)
             used = min(shapes, key=SHAPE_PRECEDENCE.index)
@@ -409,13 +405,13 @@ def _frame_names(scope: ModelDesc | WorldDesc) -> list[str]:
     return names
 
 
-def lint(parser: FileParser, desc: FileDesc) -> None:
-    """Add the reader's diagnostics about the raw XML of a parsed file to `desc.diagnostics`.
+def lint(ctx: FileContext) -> None:
+    """Add the reader's diagnostics about the raw XML of a parsed file to `ctx.diagnostics`.
 
     A crash here is a bug in robodesc's SDF reader and is not caught: the plugin manager reports it
     as a crash of the reader, never as something wrong with the file.
     """
-    _Lint(parser, desc).run()
+    _Lint(ctx).run()
 
 
 # =====================================================================================================

@@ -18,16 +18,13 @@ robodesc parses such an include again for each use instead of sharing a cached p
 from __future__ import annotations
 
 import copy
-import os
-from typing import TYPE_CHECKING
 
-from ...core.errors import InvalidValue, MalformedValue, MissingAttribute
-from ..xml import parse_xml, to_xml
+from ...core.errors import InvalidValue, MalformedValue, MissingAttribute, RobodescError
+from ..xml import Document, Element, parse_xml, to_xml
+from .context import FileContext
+from .loader import include_bases
 from .spec import GEOMETRY_TAGS, is_custom
-from .values import parse_bool, parse_color, parse_double, parse_int, parse_pose, parse_vector, text_of
-
-if TYPE_CHECKING:
-    from .parse import FileParser
+from .values import parse_typed, text_of
 
 _ACTIONS = ("add", "modify", "remove", "replace")
 _CONTROL = ("element_id", "action")
@@ -176,16 +173,20 @@ _TYPES = {
 
 
 class _Editor:
-    def __init__(self, parser: FileParser, include_el) -> None:
-        self.parser = parser
+    def __init__(self, ctx: FileContext, include_el: Element) -> None:
+        self.ctx = ctx
         self.include_el = include_el
 
-    def fail(self, message: str, element, kind: type = InvalidValue, suggestion: str | None = None):
-        return kind(
+    def fail(
+        self, message: str, element: Element, kind: type[RobodescError] = InvalidValue, suggestion: str | None = None
+    ) -> RobodescError:
+        """The error for a bad edit (`element`), to raise: located at the `<include>` that carries it."""
+        return self.ctx.error(
+            kind,
+            self.include_el,
             f"<experimental:params>: {message}: {_short(element)}",
-            location=self.parser.where(self.include_el),
-            construct="experimental:params",
-            suggestion=suggestion or "fix or remove this edit of the included model",
+            "experimental:params",
+            suggestion or "fix or remove this edit of the included model",
         )
 
     # -- finding elements ----------------------------------------------------------------------
@@ -230,22 +231,8 @@ class _Editor:
         text = text_of(xml)
         if kind is None or not text:
             return
-        where = self.parser.at(self.include_el)
         try:
-            if kind == "pose":
-                parse_pose(text, xml.get("rotation_format", "euler_rpy"), False, where)
-            elif kind == "vector3":
-                if len(text.split()) < 3:
-                    raise MalformedValue("too few numbers")
-                parse_vector(text, 3, where, xml.tag)
-            elif kind == "double":
-                parse_double(text, where, xml.tag)
-            elif kind == "int":
-                parse_int(text, where, xml.tag)
-            elif kind == "bool":
-                parse_bool(text, where, xml.tag)
-            elif kind == "color":
-                parse_color(text, where, xml.tag)
+            parse_typed(kind, text, self.ctx.at(self.include_el), xml.tag, xml.get("rotation_format", "euler_rpy"))
         except MalformedValue:
             raise self.fail(f"the value {text!r} of <{xml.tag}> is invalid", xml, MalformedValue) from None
 
@@ -397,21 +384,20 @@ def _short(element) -> str:
     return text if len(text) < 120 else text[:117] + "..."
 
 
-def expand_includes(parser: FileParser, model, base_dirs: list[str], depth: int = 0) -> None:
+def expand_includes(ctx: FileContext, model: Element, base_dirs: list[str], depth: int = 0) -> None:
     """Replace the `<include>`s below a `<model>` element by the models they include (in place)."""
     if depth > 64:
-        raise InvalidValue("includes nest too deeply", location=parser.where(model), construct="include")
+        raise ctx.error(InvalidValue, model, "includes nest too deeply", "include")
     for index, child in enumerate(list(model)):
         if child.tag == "model":
-            expand_includes(parser, child, base_dirs, depth + 1)
+            expand_includes(ctx, child, base_dirs, depth + 1)
             continue
         if child.tag != "include" or (child.get("merge") or "").strip().lower() in ("true", "1"):
             continue
         uri_el = child.find("uri")
         uri = text_of(uri_el) if uri_el is not None else ""
-        if not uri:
-            raise MissingAttribute("<include> has no <uri>", location=parser.where(child), construct="include/uri")
-        path, folder = parser.include_path(uri, parser.where(child), base_dirs)
+        ctx.require(uri, MissingAttribute, child, "<include> has no <uri>", "include/uri")
+        path, folder = ctx.loader.include_path(uri, ctx.where(child), base_dirs)
         with open(path, "rb") as handle:
             document = parse_xml(handle.read(), path)
         included = document.root.find("model")
@@ -434,21 +420,21 @@ def expand_includes(parser: FileParser, model, base_dirs: list[str], depth: int 
         for extra in child:
             if extra.tag == "plugin":
                 included.append(copy.deepcopy(extra))
-        bases = [os.path.dirname(path)]
-        if folder is not None:
-            bases.append(os.path.dirname(os.path.abspath(folder)))
-        expand_includes(parser, included, bases, depth + 1)
+        expand_includes(ctx, included, include_bases(path, folder), depth + 1)
         model.remove(child)
         model.insert(index, included)
 
 
-def apply_params(parser: FileParser, document, include_el, base_dirs: list[str]) -> None:
-    """Expand the included model's includes, then apply the include's `<experimental:params>`."""
+def apply_params(ctx: FileContext, document: Document, include_el: Element, base_dirs: list[str]) -> None:
+    """Expand the included model's includes, then apply the include's `<experimental:params>`.
+
+    `ctx` is the including file's context: the edits' errors are located at its `<include>`.
+    """
     model = document.root.find("model")
     if model is None:
         return
-    expand_includes(parser, model, base_dirs)
-    editor = _Editor(parser, include_el)
+    expand_includes(ctx, model, base_dirs)
+    editor = _Editor(ctx, include_el)
     for params in include_el:
         if is_custom(params.tag) and params.tag.endswith(":params"):
             editor.apply(model, params)

@@ -1,9 +1,16 @@
 """SDF -> `Model`, following libsdformat 16: the same links, joints, poses and rejections.
 
-The work is split by stage: `parse` (XML -> the parsed form of each file, includes resolved and
-cached per load), `graph` (frame semantics: relative_to and attached_to), `build` (the parsed
-form -> bodies, joints, frames). A file whose top element is `<robot>` is URDF, which libsdformat
-also accepts: it is handed to the URDF reader.
+The work is split by stage, each a module of its own:
+
+1. parsing, file by file (`loader` finds and caches the files of the load, `parse` reads one
+   file's `<sdf>` root, `elements`, `joints`, `geometry`, `includes`, `params`, `merge` and
+   `names` its elements, each given the file's `context`; `checks.lint` notes what is doubtful)
+   into the parsed form (`desc`);
+2. frame semantics (`graph`: relative_to and attached_to), on the parsed form;
+3. building (`build`): the parsed form -> bodies, joints, frames.
+
+A file whose top element is `<robot>` is URDF, which libsdformat also accepts: it is handed to
+the URDF reader.
 """
 
 from __future__ import annotations
@@ -13,15 +20,16 @@ from ...core.model import Model
 from ...core.resources import LoadContext
 from ..xml import root_tag
 from .build import Builder
-from .parse import Loader
+from .loader import Loader
+from .parse import parse_file
 
 
 def read(data: bytes, context: LoadContext) -> Model:
     """Read SDF text into a `Model` (the reader registered for the `sdf` format)."""
     if root_tag(data[:4096]) == "robot" and context.source is not None and context.load_file is not None:
         return context.load_file(context.source, format="urdf")
-    loader = Loader(context)
-    file_desc, _ = loader.parse_text(data, context.source, context.base_dir)
+    loader = Loader(context, parse_file)
+    file_desc = loader.parse_text(data, context.source, context.base_dir)
     model = Builder(file_desc).build()
     seen: set[tuple[str, str, int]] = set()
     for parsed in list(loader.files.values()):  # every file of the load, each reported once

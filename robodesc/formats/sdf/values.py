@@ -36,6 +36,7 @@ __all__ = [
     "parse_finite",
     "parse_int",
     "parse_pose",
+    "parse_typed",
     "parse_vector",
     "text_of",
 ]
@@ -224,3 +225,25 @@ def parse_pose(text: str, rotation_format: str, degrees: bool, where: Where) -> 
             "give a unit quaternion qx qy qz qw, e.g. 0 0 0 1",
         )
     return make_pose(quat_to_matrix((qw, qx, qy, qz)), values[:3])
+
+
+def parse_typed(
+    kind: str, text: str, where: Where, construct: str, rotation_format: str = "euler_rpy", degrees: bool = False
+) -> object:
+    """`text` read as a value of the SDF type `kind` (double, int, bool, vector3, color, pose).
+
+    Raises what that type's reader raises; another `kind` is not checked (None).
+    """
+    if kind == "double":
+        return parse_double(text, where, construct)
+    if kind == "int":
+        return parse_int(text, where, construct)
+    if kind == "bool":
+        return parse_bool(text, where, construct)
+    if kind == "vector3":
+        return parse_vector(text, 3, where, construct)
+    if kind == "color":
+        return parse_color(text, where, construct)
+    if kind == "pose":
+        return parse_pose(text, rotation_format, degrees, where)
+    return None

@@ -1,0 +1,172 @@
+"""The file context: what every part of the SDF parser needs about the one file it is reading.
+
+Parsing a file is split by concern (`elements`, `geometry`, `includes`, `params`, `names`,
+`checks`); each is handed this small object instead of a parser, so none of them depends on
+another's code: the document and its declared version, the folders its relative URIs resolve
+against, where an element is (for errors that name file, line and element path), what the parse
+noticed (diagnostics), and the value readers every element uses (a child's number, a `<pose>`,
+an element kept as it is written, with the checks libsdformat makes on it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+
+import numpy as np
+
+from ...core.diagnostics import Diagnostic, Severity
+from ...core.errors import Location, MalformedPose, did_you_mean
+from ..xml import Document, Element, Values
+from .desc import ModelDesc, Node, PoseRef, WorldDesc
+from .loader import Loader
+from .names import reference
+from .spec import FREE_FORM, KNOWN_CHILDREN, LATEST_VERSION, REQUIRED_ATTRIBUTES, TYPED_CHILDREN, is_custom
+from .values import parse_bool, parse_finite, parse_pose, parse_typed, text_of
+
+
+class FileContext(Values):
+    """One SDF file being parsed.
+
+    From `Values`: `where(element)`, `error(...)` and `require(...)` for located errors, and
+    `required(element, attribute)`. SDF numbers are read by `values.py` (libsdformat's rules),
+    through the helpers below, not by `Values.number`.
+    """
+
+    def __init__(self, loader: Loader, document: Document, base_dirs: list[str]) -> None:
+        super().__init__(document)
+        self.loader = loader  # the load's files and URIs
+        self.base_dirs = base_dirs  # where the file's relative URIs resolve
+        self.version: tuple[int, int] = LATEST_VERSION  # as the file declares it, once its root is read
+        self.diagnostics: list[Diagnostic] = []
+        self.scopes: dict[int, ModelDesc | WorldDesc] = {}  # id(<model> or <world> element) -> its parsed form
+
+    # -- where things are, what was noticed ------------------------------------------------
+    def at(self, element: Element) -> Callable[[], Location]:
+        """`where(element)`, deferred: the value readers call it only when they fail."""
+        return partial(self.where, element)
+
+    def diagnose(
+        self, severity: Severity, code: str, message: str, element: Element, suggestion: str | None = None
+    ) -> None:
+        self.diagnostics.append(Diagnostic(severity, code, message, self.where(element), suggestion))
+
+    def unknown(self, element: Element) -> None:
+        if is_custom(element.tag):
+            return
+        self.diagnose(
+            Severity.INFO,
+            "unknown-element",
+            f"<{element.tag}> is not an element robodesc reads here; libsdformat ignores it",
+            element,
+        )
+
+    def resolve_resource(self, uri: str, element: Element) -> tuple[str | None, list[str]]:
+        """A mesh or heightmap URI: resolved (existence only); a miss is a warning, as in libsdformat."""
+        path, tried = self.loader.resolve(uri, self.base_dirs)
+        if path is None:
+            self.diagnose(
+                Severity.WARNING,
+                "resource-not-found",
+                f"{uri!r} cannot be found",
+                element,
+                "pass search_paths=[...] or set GZ_SIM_RESOURCE_PATH",
+            )
+        return path, tried
+
+    # -- values of children ----------------------------------------------------------------
+    def child_text(self, element: Element, tag: str) -> str | None:
+        child = element.find(tag)
+        return None if child is None else text_of(child)
+
+    def child_double(self, element: Element, tag: str, default: float, allow_inf: bool = False) -> float:
+        child = element.find(tag)
+        if child is None:
+            return default
+        return parse_finite(text_of(child), self.at(child), tag, allow_inf)
+
+    def child_bool(self, element: Element, tag: str, default: bool) -> bool:
+        child = element.find(tag)
+        if child is None:
+            return default
+        return parse_bool(text_of(child), self.at(child), tag)
+
+    # -- poses -----------------------------------------------------------------------------
+    def pose_element(self, element: Element) -> PoseRef:
+        attributes = element.attrib
+        relative_to = reference(self, attributes.get("relative_to", ""), element, "//pose/@relative_to")
+        frame = attributes.get("frame", "").strip()
+        if frame:
+            self.diagnose(
+                Severity.WARNING,
+                "pose-frame-ignored",
+                f"//pose/@frame={frame!r} is ignored: libsdformat gives it no meaning (SDF 1.7 replaced it "
+                "by @relative_to)",
+                element,
+                f'write relative_to="{frame}" in SDF 1.7 or later',
+            )
+        degrees_text = attributes.get("degrees")
+        degrees = parse_bool(degrees_text, self.at(element), "pose/@degrees") if degrees_text is not None else False
+        rotation_format = attributes.get("rotation_format", "euler_rpy").strip()
+        if degrees and rotation_format == "quat_xyzw":
+            raise self.error(
+                MalformedPose,
+                element,
+                "//pose/@degrees='true' does not apply to a quaternion",
+                "pose/@degrees",
+                'remove degrees="true" or write the rotation as roll pitch yaw',
+            )
+        matrix = parse_pose(text_of(element), rotation_format, degrees, self.at(element))
+        return PoseRef(matrix, relative_to, self.where(element))
+
+    def pose_of(self, element: Element) -> PoseRef:
+        """The element's `<pose>` (identity, in its default frame, when it has none)."""
+        pose_el = element.find("pose")
+        if pose_el is None:
+            return PoseRef(np.eye(4), "", self.where(element))
+        return self.pose_element(pose_el)
+
+    # -- what robodesc keeps without reading -----------------------------------------------
+    def keep(self, element: Element, parent: str | None = None) -> Node:
+        """`element` kept as written (an `Extra` later), checked as libsdformat checks it."""
+        self.check_kept(element, parent)
+        known = KNOWN_CHILDREN.get(parent) if parent is not None else None
+        if known is not None and element.tag not in known and not is_custom(element.tag):
+            self.diagnose(
+                Severity.INFO,
+                "unknown-element",
+                f"<{element.tag}> is not an SDF child of <{parent}>; it is kept as an extra (libsdformat warns and "
+                "ignores it)",
+                element,
+                did_you_mean(element.tag, known),
+            )
+        return Node(element, self.document, self.source)
+
+    def check_kept(self, element: Element, parent: str | None = None) -> None:
+        """Check what libsdformat checks in an element robodesc only keeps: typed values, required names."""
+        stack = [(element, parent)]
+        while stack:
+            node, parent = stack.pop()
+            tag = node.tag
+            if is_custom(tag):
+                continue
+            required = REQUIRED_ATTRIBUTES.get(tag)
+            if required is not None and (parent in required[0] or not required[0]):
+                for attribute in required[1]:
+                    self.required(node, attribute)
+            kind = TYPED_CHILDREN.get((parent, tag)) if parent is not None else None
+            if kind is not None:
+                self.check_value(node, kind)
+            if tag in FREE_FORM:
+                continue
+            stack.extend((child, tag) for child in node)
+
+    def check_value(self, element: Element, kind: str) -> None:
+        """The element's text read as a `kind` ("double", "pose", ...): an error unless it reads."""
+        where = self.at(element)
+        rotation_format, degrees = "euler_rpy", False
+        if kind == "pose":
+            degrees_text = element.get("degrees")
+            degrees = parse_bool(degrees_text, where, "pose/@degrees") if degrees_text is not None else False
+            rotation_format = element.get("rotation_format", "euler_rpy").strip()
+        parse_typed(kind, text_of(element), where, element.tag, rotation_format, degrees)

@@ -1,0 +1,290 @@
+"""`<world>`, `<model>`, `<link>`, `<inertial>` and `<frame>` -> their parsed form (`desc.py`).
+
+This is where libsdformat's rules for the elements that make a scope live: what each needs
+(names, a valid mass matrix, finite values), the defaults it takes (mass 1 and identity inertia,
+`<inertial auto="true">` computed from the collisions), and which version converter applies (a
+1.4 model's joint axes in the model frame, handed on to `joints.py`). A scope's names are
+checked by `names.py` once the scope is read; `<include>`s go to `includes.py`, shapes to
+`geometry.py`; everything else is kept as written.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ...core.diagnostics import Severity
+from ...core.errors import InvalidValue, MissingAttribute
+from ..xml import Element
+from .context import FileContext
+from .desc import FrameDesc, InertialDesc, Instance, LinkDesc, ModelDesc, Node, WorldDesc
+from .geometry import read_shape
+from .includes import include
+from .inertia import combine, is_valid_mass_matrix, solid
+from .joints import parse_joint
+from .names import check_model_names, check_world_names, duplicate, name_of, reference
+from .spec import is_custom
+from .values import parse_bool
+
+_LINK_NAMED = ("visual", "collision", "sensor", "light")  # children of a link that need unique names
+
+
+# -- worlds and models -----------------------------------------------------------------------
+def parse_world(ctx: FileContext, element: Element) -> WorldDesc:
+    name = ctx.required(element, "name")
+    world = WorldDesc(name=name, version=ctx.version, source=ctx.source, location=ctx.where(element))
+    ctx.scopes[id(element)] = world
+    world.node = Node(element, ctx.document, ctx.source)
+    for child in element:
+        tag = child.tag
+        if tag == "model":
+            world.models.append(nested_instance(ctx, child, in_world=True))
+        elif tag == "include":
+            include(ctx, child, world)
+        elif tag == "frame":
+            world.frames.append(parse_frame(ctx, child))
+        elif tag == "joint":
+            world.joints.append(parse_joint(ctx, child, convert14=False))
+        else:
+            world.kept.append(ctx.keep(child, "world"))
+    check_world_names(world, ctx.version, ctx.diagnostics)
+    return world
+
+
+def nested_instance(ctx: FileContext, element: Element, in_world: bool = False) -> Instance:
+    """A `<model>` in a world or another model, placed where it is written."""
+    desc = parse_model(ctx, element, top=False, convert14=in_world)
+    return Instance(
+        desc=desc,
+        name=desc.name,
+        pose=desc.pose,
+        static=desc.static,
+        placement_frame=desc.placement_frame,
+        location=desc.location,
+    )
+
+
+def parse_model(ctx: FileContext, element: Element, top: bool, convert14: bool | None = None) -> ModelDesc:
+    """A `<model>`; `convert14`: its joints' axes are in the model frame (SDF 1.4, top-level models)."""
+    if convert14 is None:
+        convert14 = top
+    convert14 = convert14 and ctx.version <= (1, 4)
+    model = _model_header(ctx, element, top)
+    for child in element:
+        tag = child.tag
+        if tag == "link":
+            model.links.append(parse_link(ctx, child))
+        elif tag == "joint":
+            model.joints.append(parse_joint(ctx, child, convert14))
+        elif tag == "frame":
+            model.frames.append(parse_frame(ctx, child))
+        elif tag == "model":
+            model.models.append(nested_instance(ctx, child))
+        elif tag == "include":
+            include(ctx, child, model)
+        elif tag in ("pose", "static"):
+            continue
+        else:
+            model.kept.append(ctx.keep(child, "model"))
+    check_model_names(model, ctx.diagnostics)
+    return model
+
+
+def _model_header(ctx: FileContext, element: Element, top: bool) -> ModelDesc:
+    """The model's own attributes, `<static>` and `<pose>`: everything but its content."""
+    name = name_of(ctx, element, "model")
+    if not name and not top:  # its links would be named '::link', which no reference can reach
+        raise ctx.error(
+            InvalidValue,
+            element,
+            "a model inside a world or another model has an empty name",
+            "model/@name",
+            'give the model a name="..." (its links and joints are named after it)',
+        )
+    model = ModelDesc(name=name, version=ctx.version, source=ctx.source, location=ctx.where(element))
+    ctx.scopes[id(element)] = model
+    if element.get("canonical_link") is not None:
+        model.canonical_link = reference(ctx, element.get("canonical_link", ""), element, "canonical_link")
+    if element.get("placement_frame") is not None:
+        model.placement_frame = reference(ctx, element.get("placement_frame", ""), element, "placement_frame")
+    model.static = ctx.child_bool(element, "static", False)
+    model.pose = ctx.pose_of(element)
+    pose_el = element.find("pose")
+    if top and pose_el is not None and model.pose.relative_to:
+        raise ctx.error(
+            InvalidValue,
+            pose_el,
+            f"the pose of the top model {name!r} is relative_to {model.pose.relative_to!r}; a top-level "
+            "model's pose cannot name a frame",
+            "pose/@relative_to",
+            "remove relative_to from the top model's <pose>",
+        )
+    return model
+
+
+# -- links -----------------------------------------------------------------------------------
+def parse_link(ctx: FileContext, element: Element) -> LinkDesc:
+    name = name_of(ctx, element, "link")
+    link = LinkDesc(
+        name=name,
+        pose=ctx.pose_of(element),
+        inertial=InertialDesc(1.0, np.zeros(3), np.eye(3)),
+        visuals=[],
+        collisions=[],
+        location=ctx.where(element),
+    )
+    solids = []
+    names: dict[str, set] = {tag: set() for tag in _LINK_NAMED}
+    inertial_el = None
+    for child in element:
+        tag = child.tag
+        if tag in names and not is_custom(tag):
+            child_name = name_of(ctx, child, tag)
+            if child_name in names[tag]:
+                raise duplicate(tag, child_name, f"link {name!r}", ctx.where(child))
+            names[tag].add(child_name)
+        if tag == "inertial":
+            inertial_el = child
+        elif tag in ("visual", "collision"):
+            shape, params = read_shape(ctx, child, tag)
+            (link.visuals if tag == "visual" else link.collisions).append(shape)
+            if tag == "collision":
+                solids.append((shape, params))
+        elif tag == "pose":
+            continue
+        else:
+            link.kept.append(ctx.keep(child, "link"))
+    if inertial_el is not None:
+        link.inertial = parse_inertial(ctx, inertial_el, name, solids)
+    defaults = _inertial_defaults(inertial_el)
+    if defaults:
+        link.properties["inertial_defaults"] = defaults
+    return link
+
+
+def _inertial_defaults(inertial_el: Element | None) -> tuple[str, ...]:
+    """What of a link's mass properties libsdformat fills in with its defaults (mass 1, inertia identity).
+
+    Nothing for `<inertial auto="true">`: the computed values (or the auto-inertia warning) stand.
+    """
+    if inertial_el is None:
+        return ("mass", "inertia")
+    if (inertial_el.get("auto") or "").strip().lower() in ("true", "1"):
+        return ()
+    return tuple(tag for tag in ("mass", "inertia") if inertial_el.find(tag) is None)
+
+
+def parse_inertial(ctx: FileContext, element: Element, link_name: str, solids: list) -> InertialDesc:
+    auto_text = element.get("auto")
+    auto = parse_bool(auto_text, ctx.at(element), "inertial/@auto") if auto_text is not None else False
+    pose = _inertial_pose(ctx, element, link_name)
+    mass = ctx.child_double(element, "mass", 1.0)
+    if auto:
+        density = ctx.child_double(element, "density", 1000.0)
+        computed = _auto_inertial(ctx, element, link_name, solids, density)
+        if computed is not None:
+            total, com, inertia = computed
+            if element.find("mass") is not None and total > 0:
+                inertia = inertia * (mass / total)
+                total = mass
+            return InertialDesc(total, com, inertia)
+    inertia_el = element.find("inertia")
+    values = {"ixx": 1.0, "iyy": 1.0, "izz": 1.0, "ixy": 0.0, "ixz": 0.0, "iyz": 0.0}
+    if inertia_el is not None:
+        for key in values:
+            values[key] = ctx.child_double(inertia_el, key, values[key])
+    tensor = np.array(
+        [
+            [values["ixx"], values["ixy"], values["ixz"]],
+            [values["ixy"], values["iyy"], values["iyz"]],
+            [values["ixz"], values["iyz"], values["izz"]],
+        ]
+    )
+    ctx.require(
+        math.isfinite(mass) and np.isfinite(tensor).all() and np.isfinite(pose).all(),
+        InvalidValue,
+        element,
+        f"link {link_name!r} has an inertial that is not finite",
+        "inertial",
+        "give finite numbers for mass and inertia",
+    )
+    ctx.require(
+        is_valid_mass_matrix(mass, tensor),
+        InvalidValue,
+        element,
+        f"link {link_name!r} has an invalid inertia: the mass must not be negative and the inertia "
+        "matrix must be positive semi-definite with principal moments obeying the triangle inequality",
+        "inertial",
+        "check <mass> and the signs of <ixy>, <ixz>, <iyz>",
+    )
+    rotation = pose[:3, :3]
+    return InertialDesc(mass, pose[:3, 3].copy(), rotation @ tensor @ rotation.T)
+
+
+def _inertial_pose(ctx: FileContext, element: Element, link_name: str) -> np.ndarray:
+    """The inertial's pose, always in the link frame (a relative_to is ignored, with a warning)."""
+    pose_el = element.find("pose")
+    if pose_el is None:
+        return np.eye(4)
+    ref = ctx.pose_element(pose_el)
+    if ref.relative_to:
+        ctx.diagnose(
+            Severity.WARNING,
+            "inertial-relative-to",
+            f"the inertial pose of link {link_name!r} names relative_to={ref.relative_to!r}; an inertial "
+            "pose is always in the link frame",
+            pose_el,
+            "remove relative_to",
+        )
+    return ref.matrix
+
+
+def _auto_inertial(
+    ctx: FileContext, element: Element, link_name: str, solids: list, density: float
+) -> tuple[float, np.ndarray, np.ndarray] | None:
+    """(mass, com, inertia) of the link's collisions as solids, or None when one has no formula."""
+    ctx.require(
+        solids,
+        MissingAttribute,
+        element,
+        f'link {link_name!r} has <inertial auto="true"> but no <collision> to compute it from',
+        "inertial/@auto",
+        "add a <collision> or give <mass> and <inertia>",
+    )
+    parts = []
+    for shape, params in solids:
+        kind = params.get("kind")
+        result = solid(kind, params, params.get("density", density)) if kind else None
+        if result is None:
+            ctx.diagnose(
+                Severity.WARNING,
+                "auto-inertia-unsupported",
+                f"collision {shape.name!r} of link {link_name!r} is a {kind or 'shape'} whose inertia "
+                "libsdformat cannot compute without a custom calculator; the link keeps the default inertial",
+                element,
+                "give <mass> and <inertia> explicitly",
+            )
+            return None
+        parts.append((result[0], np.asarray(shape.pose, dtype=float), result[1]))
+    with np.errstate(all="ignore"):
+        mass, com, inertia = combine(parts)
+    ctx.require(
+        math.isfinite(mass) and np.isfinite(com).all() and np.isfinite(inertia).all(),
+        InvalidValue,
+        element,
+        f"the inertia computed for link {link_name!r} from its collisions is not finite",
+        "inertial/@auto",
+        "check the sizes and densities of the collisions",
+    )
+    return mass, com, inertia
+
+
+# -- frames ----------------------------------------------------------------------------------
+def parse_frame(ctx: FileContext, element: Element) -> FrameDesc:
+    name = name_of(ctx, element, "frame")
+    attached_to = reference(ctx, element.get("attached_to", ""), element, "attached_to")
+    for child in element:
+        if child.tag != "pose":
+            ctx.check_kept(child)
+    return FrameDesc(name=name, attached_to=attached_to, pose=ctx.pose_of(element), location=ctx.where(element))

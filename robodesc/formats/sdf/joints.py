@@ -1,0 +1,212 @@
+"""`<joint>` and its `<axis>`/`<axis2>` -> their parsed form (`desc.py`), as libsdformat reads them.
+
+The joint's type (any letter case), its two ends (names of frames, resolved later by `graph.py`),
+the axes with their limits, dynamics and mimic, screw pitch in both spellings, gearbox ratio and
+reference body. The version converters that matter for kinematics are applied here: before SDF
+1.7 `use_parent_model_frame` puts an axis in the model frame, and a 1.4 top-level model's axes
+are in the model frame (`convert14`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ...core.errors import InvalidValue, MissingAttribute, UnsupportedJointType, did_you_mean
+from ...core.model import Dynamics, JointType, Limits
+from ..xml import Element
+from .context import FileContext
+from .desc import AxisDesc, JointDesc
+from .names import duplicate, name_of, reference
+from .spec import JOINT_TYPE_NAMES
+from .values import parse_bool, parse_vector, text_of
+
+_JOINT_TYPES = {name: JointType(name) for name in JOINT_TYPE_NAMES}
+_TRUE_TEXTS = ("true", "True", "TRUE", "1")  # what the 1.6 -> 1.7 converter maps for use_parent_model_frame
+_NO_LIMIT = 1e16  # libsdformat's "no limit"
+_JOINT_CHILDREN = {  # read here; any other child is kept
+    "pose",
+    "parent",
+    "child",
+    "axis",
+    "axis2",
+    "thread_pitch",
+    "screw_thread_pitch",
+    "gearbox_ratio",
+    "gearbox_reference_body",
+}
+_AXIS_CHILDREN = {"xyz", "limit", "dynamics", "use_parent_model_frame", "mimic", "initial_position"}
+
+
+def parse_joint(ctx: FileContext, element: Element, convert14: bool) -> JointDesc:
+    name = name_of(ctx, element, "joint")
+    kind = _joint_type(ctx, element, name)
+    parent, child = _joint_ends(ctx, element, name)
+    joint = JointDesc(
+        name=name,
+        type=kind,
+        parent=parent,
+        child=child,
+        pose=ctx.pose_of(element),
+        location=ctx.where(element),
+    )
+    for tag in ("axis", "axis2"):
+        axis_el = element.find(tag)
+        if axis_el is not None:
+            setattr(joint, tag, parse_axis(ctx, axis_el, convert14))
+    if kind is JointType.SCREW:
+        pitch = _screw_thread_pitch(ctx, element)
+        joint.pitch = pitch / (2.0 * math.pi)
+        joint.properties["screw_thread_pitch"] = pitch
+    if kind is JointType.GEARBOX:
+        ratio = ctx.child_double(element, "gearbox_ratio", 1.0)
+        joint.gearbox = (ratio, ctx.child_text(element, "gearbox_reference_body") or "")
+    sensors: set[str] = set()
+    for child_el in element:
+        sensor = child_el.get("name") if child_el.tag == "sensor" else None
+        if sensor is not None:
+            if sensor in sensors:  # libsdformat's loadUniqueRepeated rejects it, as in links
+                raise duplicate("sensor", sensor, f"joint {name!r}", ctx.where(child_el))
+            sensors.add(sensor)
+        if child_el.tag not in _JOINT_CHILDREN:
+            joint.kept.append(ctx.keep(child_el, "joint"))
+    return joint
+
+
+def _joint_type(ctx: FileContext, element: Element, name: str) -> JointType:
+    type_text = ctx.required(element, "type").strip().lower()
+    kind = _JOINT_TYPES.get(type_text)
+    if kind is None:
+        raise ctx.error(
+            UnsupportedJointType,
+            element,
+            f"joint {name!r} has the type {element.get('type')!r}, which SDF does not define",
+            element.get("type"),
+            did_you_mean(type_text, _JOINT_TYPES) or "use one of " + ", ".join(_JOINT_TYPES),
+        )
+    return kind
+
+
+def _joint_ends(ctx: FileContext, element: Element, name: str) -> tuple[str, str]:
+    """(parent, child) as written: the names of two different frames, the child not the world."""
+    ends = {}
+    for end in ("parent", "child"):
+        end_el = element.find(end)
+        if end_el is None:
+            raise ctx.error(
+                MissingAttribute,
+                element,
+                f"joint {name!r} has no <{end}>",
+                f"joint/{end}",
+                f"add <{end}>LINK_NAME</{end}>",
+            )
+        ends[end] = reference(ctx, text_of(end_el), end_el, f"joint {end}")
+    parent, child = ends["parent"], ends["child"]
+    if child == "world":
+        raise ctx.error(
+            InvalidValue,
+            element,
+            f"joint {name!r} has the world as its child",
+            "joint/child",
+            "the world can only be a joint's parent; swap <parent> and <child>",
+        )
+    if child == parent:
+        raise ctx.error(
+            InvalidValue,
+            element,
+            f"joint {name!r} names {child!r} as both parent and child",
+            "joint/child",
+            "a joint connects two different links",
+        )
+    return parent, child
+
+
+def _screw_thread_pitch(ctx: FileContext, element: Element) -> float:
+    """Metres per revolution: `<screw_thread_pitch>` (1.10), else the old `<thread_pitch>` converted."""
+    if element.find("screw_thread_pitch") is not None:
+        return ctx.child_double(element, "screw_thread_pitch", 1.0)
+    if element.find("thread_pitch") is not None:
+        old = ctx.child_double(element, "thread_pitch", 1.0)
+        return -2.0 * math.pi / old if old != 0.0 else 0.0
+    return 1.0  # libsdformat's default
+
+
+# -- axes ------------------------------------------------------------------------------------
+def parse_axis(ctx: FileContext, element: Element, convert14: bool) -> AxisDesc:
+    xyz_el = element.find("xyz")
+    xyz = np.array([0.0, 0.0, 1.0])
+    expressed_in = ""
+    if xyz_el is not None:
+        xyz = parse_vector(text_of(xyz_el), 3, ctx.at(xyz_el), "xyz")
+        expressed_in = reference(ctx, xyz_el.get("expressed_in", ""), xyz_el, "//axis/xyz/@expressed_in")
+    norm = math.hypot(*xyz)  # neither overflows (1e200) nor underflows (1e-200) as a sum of squares would
+    if norm == 0.0:
+        raise ctx.error(
+            InvalidValue,
+            xyz_el if xyz_el is not None else element,
+            "the norm of the axis xyz vector is zero",
+            "axis/xyz",
+            "give the axis direction, e.g. <xyz>0 0 1</xyz>",
+        )
+    if ctx.version <= (1, 6) and _in_model_frame(ctx, element, convert14):
+        expressed_in = "__model__"
+    axis = AxisDesc(
+        xyz=xyz / norm,
+        expressed_in=expressed_in,
+        limits=_limits(ctx, element.find("limit")),
+        dynamics=_dynamics(ctx, element.find("dynamics")),
+        location=ctx.where(element),
+    )
+    mimic_el = element.find("mimic")
+    if mimic_el is not None:
+        leader = ctx.required(mimic_el, "joint").strip()
+        axis.mimic = (
+            leader,
+            mimic_el.get("axis", "axis").strip(),
+            ctx.child_double(mimic_el, "multiplier", 1.0),
+            ctx.child_double(mimic_el, "offset", 0.0),
+            ctx.child_double(mimic_el, "reference", 0.0),
+        )
+    for child in element:
+        if child.tag not in _AXIS_CHILDREN:
+            ctx.check_kept(child, element.tag)
+    return axis
+
+
+def _in_model_frame(ctx: FileContext, element: Element, convert14: bool) -> bool:
+    """Whether a pre-1.7 axis is expressed in the model frame (`use_parent_model_frame`)."""
+    flag = element.find("use_parent_model_frame")
+    if flag is None:
+        return convert14  # the 1.4 -> 1.5 converter adds use_parent_model_frame=true
+    parse_bool(text_of(flag), ctx.at(flag), "use_parent_model_frame")
+    return text_of(flag) in _TRUE_TEXTS
+
+
+def _limits(ctx: FileContext, limit_el: Element | None) -> Limits:
+    """`<limit>`: a bound of magnitude 1e16 or more is none, as is a negative effort or velocity."""
+    lower, upper, effort, velocity = -_NO_LIMIT, _NO_LIMIT, -1.0, -1.0
+    if limit_el is not None:
+        lower = ctx.child_double(limit_el, "lower", -_NO_LIMIT, True)
+        upper = ctx.child_double(limit_el, "upper", _NO_LIMIT, True)
+        effort = ctx.child_double(limit_el, "effort", -1.0, True)
+        velocity = ctx.child_double(limit_el, "velocity", -1.0, True)
+        for tag in ("stiffness", "dissipation"):
+            ctx.child_double(limit_el, tag, 0.0, True)
+    return Limits(
+        lower=lower if abs(lower) < _NO_LIMIT else None,
+        upper=upper if abs(upper) < _NO_LIMIT else None,
+        velocity=velocity if 0 <= velocity < math.inf else None,
+        effort=effort if 0 <= effort < math.inf else None,
+    )
+
+
+def _dynamics(ctx: FileContext, dynamics_el: Element | None) -> Dynamics:
+    if dynamics_el is None:
+        return Dynamics()
+    return Dynamics(
+        damping=ctx.child_double(dynamics_el, "damping", 0.0),
+        friction=ctx.child_double(dynamics_el, "friction", 0.0),
+        spring_reference=ctx.child_double(dynamics_el, "spring_reference", 0.0),
+        spring_stiffness=ctx.child_double(dynamics_el, "spring_stiffness", 0.0),
+    )

@@ -1,0 +1,229 @@
+"""The files of one SDF load: which file an include names, each file parsed once, include loops.
+
+libsdformat finds an included model through its URI (`model://NAME` in the model paths, `file://`
+and relative paths beside the including file, a model folder through its `model.config`); this
+module does the same, and keeps every parsed file in the SDF namespace of the load's cache
+(`context.cache_for("sdf")`), so a model included a thousand times is read once. A URDF file
+included from SDF goes to the URDF reader and comes back as a parsed model.
+
+How one document is parsed is not this module's business: `Loader` is given that function
+(`parse.parse_file`), so the modules that parse elements can reach the load's files through the
+file context without importing the parser that uses them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+from ...core.errors import CyclicInclude, Location, ResourceNotFound, RobodescError
+from ...core.resources import MODEL_PATH_VARIABLES, LoadContext, env_paths
+from ..xml import Document, parse_xml, root_tag
+from .desc import FileDesc
+from .spec import LATEST_VERSION, parse_version
+from .urdf import model_desc_from_urdf
+from .values import text_of
+
+#: Parses one SDF document, whose relative URIs resolve against the given folders, for a loader.
+ParseFile = Callable[["Loader", Document, list[str]], FileDesc]
+
+
+class Loader:
+    """One top-level load: parses each file once, resolves includes, detects include cycles."""
+
+    def __init__(self, context: LoadContext, parse: ParseFile) -> None:
+        self.context = context
+        self.parse = parse
+        self.stack: list[str] = []  # the files being parsed, outermost first (an include loop returns to one)
+        cache = context.cache_for("sdf")  # shared by every SDF file of the load, nested loads too
+        #: (absolute path, model folder it was found through) -> the file's parsed form
+        self.files: dict[tuple[str, str | None], FileDesc] = cache.setdefault("files", {})
+        #: folder -> the load seen from that folder (relative URIs of the files there)
+        self.contexts: dict[str, LoadContext] = cache.setdefault("contexts", {})
+
+    # -- files -----------------------------------------------------------------------------
+    def parse_text(self, data: bytes, source: str | None, base_dir: str) -> FileDesc:
+        """The top-level file of the load."""
+        document = parse_xml(data, source)
+        if source is not None:
+            self.stack.append(os.path.abspath(source))
+        return self.parse(self, document, [base_dir])
+
+    def file_desc(self, path: str, where: Location | None, folder: str | None = None) -> FileDesc:
+        """The parsed form of the SDF (or URDF) file at `path`, parsed once per load.
+
+        `folder` is the model folder the file was found through, if any: libsdformat then also
+        resolves the file's own relative includes against the folder that holds the model folder.
+        """
+        path = os.path.abspath(path)
+        key = (path, folder)
+        cached = self.files.get(key)
+        if cached is not None:
+            return cached
+        if path in self.stack:
+            chain = " -> ".join(os.path.basename(p) for p in (*self.stack[self.stack.index(path) :], path))
+            raise CyclicInclude(
+                f"files include each other in a loop: {chain}",
+                location=where,
+                construct=path,
+                suggestion="remove one <include> of the loop",
+            )
+        data = self.read(path, where)
+        self.stack.append(path)
+        try:
+            if root_tag(data[:4096]) == "robot":
+                desc = self.urdf_desc(path, where)
+            else:
+                desc = self.parse(self, parse_xml(data, path), include_bases(path, folder))
+        finally:
+            self.stack.pop()
+        self.files[key] = desc
+        return desc
+
+    @staticmethod
+    def read(path: str, where: Location | None) -> bytes:
+        try:
+            with open(path, "rb") as handle:
+                return handle.read()
+        except OSError as exc:
+            raise ResourceNotFound(
+                f"cannot read {path}: {exc.strerror or exc}", location=where, construct=path
+            ) from None
+
+    def urdf_desc(self, path: str, where: Location | None) -> FileDesc:
+        """A URDF file included from SDF: loaded by the URDF reader, then seen as an SDF model."""
+        if self.context.load_file is None:
+            raise ResourceNotFound(
+                f"{path} is a URDF file and no URDF reader is available", location=where, construct=path
+            )
+        model = self.context.load_file(path, format="urdf")
+        desc = FileDesc(source=path, version=LATEST_VERSION, model=model_desc_from_urdf(model, path))
+        desc.diagnostics = list(model.diagnostics)
+        return desc
+
+    # -- URIs ------------------------------------------------------------------------------
+    def context_at(self, base_dir: str) -> LoadContext:
+        if base_dir == self.context.base_dir:
+            return self.context
+        found = self.contexts.get(base_dir)
+        if found is None:  # the same load (cache, resolver, search paths) seen from another folder
+            found = self.contexts[base_dir] = self.context.at(base_dir)
+        return found
+
+    def resolve(self, uri: str, base_dirs: list[str]) -> tuple[str | None, list[str]]:
+        """A local path for `uri`, as libsdformat finds includes and meshes.
+
+        `model://NAME/rest` through the model paths; `file://` and relative paths against the
+        including file's folder, and a relative path that is not there through the model paths
+        too (libsdformat's find-file callback does the same).
+        """
+        tried: list[str] = []
+        bare = "://" not in uri and not os.path.isabs(uri)
+        for base_dir in base_dirs:
+            path, attempts = self.context_at(base_dir).resolve(uri)
+            tried.extend(t for t in attempts if t not in tried)
+            if path is not None:
+                return path, tried
+        if bare and uri:
+            path, attempts = self.context_at(base_dirs[0]).resolve("model://" + uri)
+            tried.extend(t for t in attempts if t not in tried)
+            if path is not None:
+                return path, tried
+        return None, tried
+
+    def model_paths(self) -> list[str]:
+        return [*self.context.search_paths, *env_paths(MODEL_PATH_VARIABLES)]
+
+    def resolve_include(self, uri: str, base_dirs: list[str]) -> tuple[str | None, list[str]]:
+        """Like `resolve`, for an include URI, which may also name a model folder."""
+        path, tried = self.resolve(uri, base_dirs)
+        if path is not None:
+            return path, tried
+        # model folders (and files the resolver did not find): libsdformat's own lookup
+        candidates: list[str] = []
+        if uri.startswith("model://"):
+            rest = uri[len("model://") :]
+            candidates = [os.path.join(root, rest) for root in self.model_paths()]
+        elif uri.startswith("file://"):
+            rest = uri[len("file://") :]
+            candidates = [rest] if os.path.isabs(rest) else [os.path.join(b, rest) for b in base_dirs]
+        elif "://" not in uri:
+            if os.path.isabs(uri):
+                candidates = [uri]
+            else:
+                candidates = [os.path.join(b, uri) for b in base_dirs]
+                candidates += [os.path.join(root, uri) for root in self.model_paths()]
+        for candidate in candidates:
+            if candidate not in tried:
+                tried.append(candidate)
+            if os.path.exists(candidate):
+                return os.path.normpath(candidate), tried
+        return None, tried
+
+    def include_path(self, uri: str, where: Location, base_dirs: list[str]) -> tuple[str, str | None]:
+        """(the SDF file an include URI names, the model folder it was found through or None).
+
+        A URI naming a model folder gives the folder's best file by its model.config.
+        """
+        path, tried = self.resolve_include(uri, base_dirs)
+        if path is None:
+            raise ResourceNotFound(
+                f"cannot find the included model {uri!r}",
+                tried=tried,
+                location=where,
+                construct=uri,
+                suggestion="pass search_paths=[...] or set GZ_SIM_RESOURCE_PATH to the folder holding the model",
+            )
+        if os.path.isdir(path):
+            return model_file_of(path, where), path
+        return path, None
+
+
+def include_bases(path: str, folder: str | None) -> list[str]:
+    """The folders an included file's own relative URIs resolve against: its own, and (found
+    through a model folder) the folder holding that model folder, as libsdformat does."""
+    bases = [os.path.dirname(path)]
+    if folder is not None and os.path.dirname(os.path.abspath(folder)) not in bases:
+        bases.append(os.path.dirname(os.path.abspath(folder)))
+    return bases
+
+
+def model_file_of(folder: str, where: Location) -> str:
+    """The description file a model folder names in its model.config (libsdformat's choice).
+
+    Among the `<sdf version="...">` entries the highest version libsdformat can read wins; with
+    no version at all the first entry is used.
+    """
+    config = os.path.join(folder, "model.config")
+    if not os.path.isfile(config):
+        manifest = os.path.join(folder, "manifest.xml")
+        if not os.path.isfile(manifest):
+            raise ResourceNotFound(
+                f"the model folder {folder} has no model.config",
+                tried=[config, manifest],
+                location=where,
+                construct=folder,
+                suggestion="add a model.config naming the model's SDF file",
+            )
+        config = manifest
+    try:
+        with open(config, "rb") as handle:
+            document = parse_xml(handle.read(), config)
+    except (OSError, RobodescError) as exc:
+        raise ResourceNotFound(f"cannot read {config}: {exc}", location=where, construct=config) from None
+    entries = document.root.findall("sdf")
+    best, best_version = None, (0, 0)
+    for entry in entries:
+        version = parse_version(entry.get("version") or "")
+        if version is not None and best_version < version <= LATEST_VERSION:
+            best, best_version = entry, version
+    if best is None and entries:
+        best = entries[0]
+    if best is None or not text_of(best):
+        raise ResourceNotFound(
+            f"{config} names no SDF file (no <sdf> entry)",
+            location=where,
+            construct=config,
+            suggestion='add <sdf version="1.12">model.sdf</sdf> to model.config',
+        )
+    return os.path.join(folder, text_of(best))
