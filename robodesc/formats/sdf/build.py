@@ -239,13 +239,47 @@ class Builder:
             shape.pose = invert_pose(link_pose) @ self.pose(full) @ shape.pose
 
     def _joint(self, item: _Item[JointDesc], model: Model) -> tuple[Joint, np.ndarray]:
+        """The joint between the links its ends resolve to, and its frame's world pose."""
+        desc = item.desc
+        parent, child = self._joint_ends(item)
+        frame_pose = self.pose(item.full)
+        parent_pose = self.pose(parent) if parent != "world" else np.eye(4)
+        joint = Joint(
+            name=item.full,
+            type=desc.type,
+            parent=parent,
+            child=child,
+            origin=invert_pose(parent_pose) @ frame_pose,
+            location=desc.location,
+        )
+        if desc.properties:
+            joint.extras["sdf"] = dict(desc.properties)
+        joint.pitch = desc.pitch
+        if desc.kept:
+            joint.extras["xml"] = [node.extra(item.full) for node in desc.kept]
+        self._axes(item, joint, frame_pose)
+        self._default_axes(item, joint, model)
+        if desc.gearbox is not None:
+            ratio, reference_body = desc.gearbox
+            model.constraints.append(
+                Constraint(
+                    kind="gearbox",
+                    elements=(item.full, item.prefix + reference_body if reference_body else ""),
+                    name=item.full,
+                    coefficients=(ratio,),
+                    location=desc.location,
+                )
+            )
+        return joint, frame_pose
+
+    def _joint_ends(self, item: _Item[JointDesc]) -> tuple[str, str]:
+        """(parent body, child body): the links the joint's `<parent>` and `<child>` are attached to."""
         desc = item.desc
         where = desc.location
         parent = "world"
         if desc.parent != "world":
             parent = self.attached_body(self.full_path(item, desc.parent, "parent", where))
-        child_full = self.full_path(item, desc.child, "child", where)
-        child = self.attached_body(child_full)
+        child = self.attached_body(self.full_path(item, desc.child, "child", where))
         if child == "world":
             raise InvalidTree(
                 f"the child {desc.child!r} of joint {item.full!r} resolves to the world",
@@ -261,21 +295,11 @@ class Builder:
                 construct=desc.child,
                 suggestion="connect two different links",
             )
-        frame_pose = self.pose(item.full)
-        parent_pose = self.pose(parent) if parent != "world" else np.eye(4)
-        joint = Joint(
-            name=item.full,
-            type=desc.type,
-            parent=parent,
-            child=child,
-            origin=invert_pose(parent_pose) @ frame_pose,
-            location=where,
-        )
-        if desc.properties:
-            joint.extras["sdf"] = dict(desc.properties)
-        joint.pitch = desc.pitch
-        if desc.kept:
-            joint.extras["xml"] = [node.extra(item.full) for node in desc.kept]
+        return parent, child
+
+    def _axes(self, item: _Item[JointDesc], joint: Joint, frame_pose: np.ndarray) -> None:
+        """`<axis>` and `<axis2>`: directions in the joint frame, limits, dynamics, mimics."""
+        desc = item.desc
         for index, axis in enumerate((desc.axis, desc.axis2)):
             if axis is None:
                 continue
@@ -306,6 +330,11 @@ class Builder:
                         "reference": reference,
                     }
                 )
+
+    @staticmethod
+    def _default_axes(item: _Item[JointDesc], joint: Joint, model: Model) -> None:
+        """The axes a joint type needs but the joint does not give: 0 0 1 (and 0 1 0), with a warning."""
+        desc = item.desc
         needs = 1 if desc.type in _ONE_AXIS else 2 if desc.type in _TWO_AXES else 0
         missing = [tag for tag, axis in (("axis", desc.axis), ("axis2", desc.axis2))[:needs] if axis is None]
         if missing:
@@ -314,7 +343,7 @@ class Builder:
                 "missing-axis",
                 f"{desc.type.value} joint {item.full!r} has no <{missing[0]}>; robodesc uses "
                 + ("0 0 1" if missing[0] == "axis" else "0 1 0"),
-                where,
+                desc.location,
                 f"add <{missing[0]}><xyz>0 0 1</xyz></{missing[0]}>",
             )
             if desc.axis is None:
@@ -323,18 +352,6 @@ class Builder:
                 joint.axis2 = np.array([0.0, 1.0, 0.0])
         if desc.type in _TWO_AXES and joint.limits2 is None:
             joint.limits2 = Limits()
-        if desc.gearbox is not None:
-            ratio, reference_body = desc.gearbox
-            model.constraints.append(
-                Constraint(
-                    kind="gearbox",
-                    elements=(item.full, item.prefix + reference_body if reference_body else ""),
-                    name=item.full,
-                    coefficients=(ratio,),
-                    location=where,
-                )
-            )
-        return joint, frame_pose
 
     @staticmethod
     def _check_mimics(model: Model, joints: dict[str, Joint]) -> None:
