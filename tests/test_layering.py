@@ -100,3 +100,66 @@ def test_the_checker_allows_core_and_third_party_imports(source):
 def test_relative_imports_resolve_from_a_package_init():
     names = [name for _, name in imported_modules("from ..formats import x", "robodesc.core", is_package=True)]
     assert "robodesc.formats" in names
+
+
+# -- SDF reader (robodesc/formats/sdf): its parts and stages --------------------------------------
+SDF = PACKAGE_ROOT / "formats" / "sdf"
+SDF_PACKAGE = "robodesc.formats.sdf"
+
+
+def sdf_imports() -> dict[str, set[str]]:
+    """SDF module -> the SDF modules it imports, counting every import (in functions and TYPE_CHECKING too)."""
+    modules = {_module_name(p) for p in SDF.glob("*.py")} - {SDF_PACKAGE}
+    return {
+        _module_name(path): {
+            name for _, name in imported_modules(path.read_text(), _module_name(path)) if name in modules
+        }
+        for path in sorted(SDF.glob("*.py"))
+        if path.name != "__init__.py"
+    }
+
+
+def test_sdf_modules_import_each_other_without_cycles():
+    graph = sdf_imports()
+    done: set[str] = set()
+
+    def visit(module: str, path: list[str]) -> None:
+        if module in path:
+            cycle = path[path.index(module) :] + [module]
+            raise AssertionError("SDF modules import each other in a loop: " + " -> ".join(cycle))
+        if module not in done:
+            for name in sorted(graph[module]):
+                visit(name, [*path, module])
+            done.add(module)
+
+    for module in sorted(graph):
+        visit(module, [])
+
+
+#: SDF module -> SDF modules it must not import. The parts of the parser reach each other through the
+#: file context, and the loader is handed the parse function: none of them imports the parser back.
+#: Frame resolution, merging and building work on the parsed form only, never on XML.
+SDF_BOUNDARIES = {
+    **{
+        part: ("parse", "reader")
+        for part in ("context", "names", "geometry", "params", "merge", "checks", "elements", "joints", "includes")
+    },
+    "loader": ("parse", "reader", "context", "elements", "joints", "includes", "params", "geometry", "names", "checks"),
+    "graph": ("parse", "context", "values", "build"),
+    "merge": ("parse", "context", "values", "build"),
+    "build": ("parse", "context", "values", "loader"),
+}
+
+
+@pytest.mark.parametrize("module", sorted(SDF_BOUNDARIES))
+def test_sdf_stage_boundaries(module):
+    imported = sdf_imports()[f"{SDF_PACKAGE}.{module}"]
+    bad = sorted(name for name in imported if name.rsplit(".", 1)[1] in SDF_BOUNDARIES[module])
+    assert not bad, f"formats/sdf/{module}.py must not import {', '.join(bad)}"
+
+
+@pytest.mark.parametrize("module", ["graph", "merge", "build"])
+def test_the_sdf_parsed_form_stages_never_touch_xml(module):
+    source = (SDF / f"{module}.py").read_text()
+    names = [name for _, name in imported_modules(source, f"{SDF_PACKAGE}.{module}")]
+    assert not [n for n in names if n.startswith(("robodesc.formats.xml", "xml"))], names
