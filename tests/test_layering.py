@@ -142,7 +142,7 @@ def test_sdf_modules_import_each_other_without_cycles():
 SDF_BOUNDARIES = {
     **{
         part: ("parse", "reader")
-        for part in ("context", "names", "geometry", "params", "merge", "checks", "elements", "joints", "includes")
+        for part in ("context", "names", "geometry", "params", "checks", "elements", "joints", "includes")
     },
     "loader": ("parse", "reader", "context", "elements", "joints", "includes", "params", "geometry", "names", "checks"),
     "graph": ("parse", "context", "values", "build"),

@@ -103,22 +103,12 @@ def _joint_ends(ctx: FileContext, element: Element, name: str) -> tuple[str, str
             )
         ends[end] = reference(ctx, text_of(end_el), end_el, f"joint {end}")
     parent, child = ends["parent"], ends["child"]
-    if child == "world":
-        raise ctx.error(
-            InvalidValue,
-            element,
-            f"joint {name!r} has the world as its child",
-            "joint/child",
-            "the world can only be a joint's parent; swap <parent> and <child>",
-        )
-    if child == parent:
-        raise ctx.error(
-            InvalidValue,
-            element,
-            f"joint {name!r} names {child!r} as both parent and child",
-            "joint/child",
-            "a joint connects two different links",
-        )
+    swap = "the world can only be a joint's parent; swap <parent> and <child>"
+    ctx.require(
+        child != "world", InvalidValue, element, f"joint {name!r} has the world as its child", "joint/child", swap
+    )
+    both = f"joint {name!r} names {child!r} as both parent and child"
+    ctx.require(child != parent, InvalidValue, element, both, "joint/child", "a joint connects two different links")
     return parent, child
 
 

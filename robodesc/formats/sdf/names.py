@@ -23,33 +23,28 @@ from .desc import FrameDesc, JointDesc, LinkDesc, ModelDesc, WorldDesc
 from .spec import is_reserved_name
 
 _Named = TypeVar("_Named", LinkDesc, JointDesc, FrameDesc)  # what a pre-1.7 name collision renames
+_RESERVED = "names 'world' and __anything__ are reserved; rename it"
 
 
 def name_of(values: Values, element: Element, what: str | None = None) -> str:
     """The element's `name`, which must be given and not be reserved."""
     name = values.required(element, "name")
-    if is_reserved_name(name):
-        raise values.error(
-            ReservedName,
-            element,
-            f"the {what or element.tag} name {name!r} is reserved",
-            name,
-            "names 'world' and __anything__ are reserved; rename it",
-        )
+    message = f"the {what or element.tag} name {name!r} is reserved"
+    values.require(not is_reserved_name(name), ReservedName, element, message, name, _RESERVED)
     return name
 
 
 def reference(values: Values, value: str, element: Element, attribute: str) -> str:
     """A frame reference (relative_to, attached_to, ...), stripped: '__root__' is reserved."""
     value = value.strip()
-    if value == "__root__":
-        raise values.error(
-            ReservedName,
-            element,
-            f"'__root__' is reserved; it cannot be the value of {attribute}",
-            attribute,
-            "name a frame of this model or world",
-        )
+    values.require(
+        value != "__root__",
+        ReservedName,
+        element,
+        f"'__root__' is reserved; it cannot be the value of {attribute}",
+        attribute,
+        "name a frame of this model or world",
+    )
     return value
 
 
