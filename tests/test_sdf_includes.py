@@ -207,3 +207,18 @@ def test_a_top_level_include_is_the_file_s_model():
     model = robodesc.loads(text, format="sdf", search_paths=[MODELS])
     assert model.name == "hand"
     assert {"palm", "finger"} <= set(model.bodies)  # a model file: names below its top model
+
+
+def test_the_load_cache_gives_each_owner_its_own_namespace():
+    from robodesc.formats.sdf.reader import read
+    from robodesc.plugins.manager import default_registry
+
+    context = default_registry().new_context(None, str(DATA), [str(MODELS)])
+    text = "<include><uri>model://arm</uri></include><include><uri>model://legacy</uri></include>"
+    model = read(f'<sdf version="1.9"><world name="w">{text}</world></sdf>'.encode(), context)
+    assert {"arm::upper", "legacy::wheel"} <= set(model.bodies)
+    assert {"sdf", "resolve"} <= set(context.cache)  # owner -> that owner's dict, nothing else at the top
+    assert all(isinstance(owner, str) and isinstance(space, dict) for owner, space in context.cache.items())
+    files = context.cache_for("sdf")["files"]  # the SDF reader's parsed files, the URDF one included
+    assert sorted(os.path.basename(os.path.dirname(path)) for path, _ in files) == ["arm", "legacy"]
+    assert context.at(str(MODELS)).cache_for("sdf") is context.cache_for("sdf")  # shared across the load
