@@ -58,6 +58,16 @@ def duplicate(kind: str, name: str, owner: str, location: Location) -> Duplicate
     )
 
 
+def _clash(kind: str, name: str, owner: str, other: str, location: Location, suggestion: str) -> DuplicateName:
+    """The error for a `kind` called `name` in `owner` that has the name of an `other` there, to raise."""
+    return DuplicateName(
+        f"{kind} {name!r} in {owner} has the name of a {other}",
+        location=location,
+        construct=name,
+        suggestion=suggestion,
+    )
+
+
 def check_model_names(model: ModelDesc, diagnostics: list[Diagnostic]) -> None:
     """Unique names per kind; across kinds an error from SDF 1.7, a rename before (as libsdformat)."""
     seen: dict[str, str] = {}
@@ -77,11 +87,13 @@ def check_model_names(model: ModelDesc, diagnostics: list[Diagnostic]) -> None:
                 if model.version < (1, 7) and kind != "model":
                     item = _renamed(item, seen, suffix, kind, model.name, diagnostics)
                 else:
-                    raise DuplicateName(
-                        f"{kind} {item.name!r} in model {model.name!r} has the name of a {seen[item.name]}",
-                        location=item.location,
-                        construct=item.name,
-                        suggestion="since SDF 1.7 the links, joints, frames and models of a model need distinct names",
+                    raise _clash(
+                        kind,
+                        item.name,
+                        f"model {model.name!r}",
+                        seen[item.name],
+                        item.location,
+                        "since SDF 1.7 the links, joints, frames and models of a model need distinct names",
                     )
             seen[item.name] = kind
             kept.append(item)
@@ -114,22 +126,21 @@ def check_world_names(world: WorldDesc, version: tuple[int, int], diagnostics: l
             if version < (1, 7):
                 frame = _renamed(frame, seen, "_frame", "frame", world.name, diagnostics)
             else:
-                raise DuplicateName(
-                    f"frame {frame.name!r} in world {world.name!r} has the name of a {seen[frame.name]}",
-                    location=frame.location,
-                    construct=frame.name,
-                    suggestion="since SDF 1.7 models, joints and frames of a world need distinct names",
+                raise _clash(
+                    "frame",
+                    frame.name,
+                    owner,
+                    seen[frame.name],
+                    frame.location,
+                    "since SDF 1.7 models, joints and frames of a world need distinct names",
                 )
         seen[frame.name] = "frame"
         frames.append(frame)
     world.frames = frames
     for joint in world.joints:
         if joint.name in (m.name for m in world.models):
-            raise DuplicateName(
-                f"joint {joint.name!r} in world {world.name!r} has the name of a model",
-                location=joint.location,
-                construct=joint.name,
-                suggestion="give models, joints and frames distinct names",
+            raise _clash(
+                "joint", joint.name, owner, "model", joint.location, "give models, joints and frames distinct names"
             )
 
 
