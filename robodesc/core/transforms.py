@@ -122,7 +122,7 @@ def axis_angle_to_matrix(axis: VectorLike, angle: float) -> np.ndarray:
 
 def make_pose(rotation: np.ndarray | None = None, translation: VectorLike | None = None) -> np.ndarray:
     """4x4 homogeneous pose from a 3x3 rotation and a translation (either may be omitted)."""
-    pose = np.eye(4)
+    pose = IDENTITY.copy()
     if rotation is not None:
         pose[:3, :3] = rotation
     if translation is not None:
@@ -136,7 +136,7 @@ def pose_from_xyz_quat(xyz: VectorLike, quat: VectorLike) -> np.ndarray:
 
 def invert_pose(pose: np.ndarray) -> np.ndarray:
     """Inverse of a rigid 4x4 pose (cheaper and exacter than a general inverse)."""
-    inv = np.eye(4)
+    inv = IDENTITY.copy()
     rt = pose[:3, :3].T
     inv[:3, :3] = rt
     inv[:3, 3] = -rt @ pose[:3, 3]
@@ -184,12 +184,20 @@ def euler_to_quat(angles: VectorLike, sequence: str = "xyz") -> np.ndarray:
     return q
 
 
+def cross(a: VectorLike, b: VectorLike) -> np.ndarray:
+    """The cross product of two 3-vectors: `np.cross`'s result, bit for bit, without its overhead."""
+    ax, ay, az = a
+    bx, by, bz = b
+    return np.array([ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx], dtype=float)
+
+
 def quat_between(a: VectorLike, b: VectorLike) -> np.ndarray:
     """The shortest rotation (w, x, y, z) taking direction `a` to direction `b`."""
-    ua = np.array(_unit3(a))
-    ub = np.array(_unit3(b))
+    ta, tb = _unit3(a), _unit3(b)
+    ua = np.array(ta)
+    ub = np.array(tb)
     cos = float(ua @ ub)
-    axis = np.cross(ua, ub)
+    axis = cross(ta, tb)
     sin = float(np.linalg.norm(axis))
     if sin < 1e-14:
         if cos > 0:

@@ -1,0 +1,326 @@
+"""Attribute values of one MJCF file's elements, read as MuJoCo reads them.
+
+MuJoCo's rules differ from the plain XML helpers in `..xml`: an empty attribute counts as not
+written, a vector has an exact count or an upper bound, keywords and booleans have their own
+spellings, angles follow the file's ``<compiler angle eulerseq>``, an element's attributes are
+completed from its default class, and an orientation may be written five ways (of which at most
+one). Errors name the file each element came from, also for elements spliced in by ``<include>``.
+
+`Attributes` also names elements: an ``<attach>`` prefix before every name read and the indices
+of the enclosing ``<replicate>``s after it, as MuJoCo names them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Container, Mapping
+from functools import partial
+from typing import Any, TypeVar
+
+import numpy as np
+
+from ...core.errors import (
+    DuplicateName,
+    InvalidValue,
+    Location,
+    MalformedValue,
+    RobodescError,
+    UnresolvedReference,
+    UnsupportedJointType,
+    did_you_mean,
+)
+from ...core.model import Extra
+from ...core.transforms import (
+    axis_angle_to_quat,
+    cross,
+    euler_to_quat,
+    make_pose,
+    matrix_to_quat,
+    quat_between,
+    quat_to_matrix,
+)
+from ..xml import Element, Values, to_xml
+from .mujoco_math import MJ_MINVAL
+from .state import FileScope, LoadState
+
+_AXIS_EPS = 1e-6  # MuJoCo's mjEPS: shorter axes (axisangle, xyaxes, zaxis) are errors
+ORIENTATIONS = ("quat", "axisangle", "euler", "xyaxes", "zaxis")
+#: How many numbers each orientation specifier takes.
+_ORIENTATION_SIZES = {"quat": 4, "axisangle": 4, "euler": 3, "xyaxes": 6, "zaxis": 3}
+ACTUATORS = {"general", "motor", "position", "velocity", "intvelocity", "damper", "cylinder", "muscle", "adhesion"}
+#: Elements a default class gives attributes to.
+_DEFAULTABLE = {"joint", "geom", "site", "camera", "light", "mesh", "material", "pair", "equality", "tendon"}
+_DEFAULTABLE |= ACTUATORS
+_IDENTITY_QUAT = (1.0, 0.0, 0.0, 0.0)
+T = TypeVar("T")
+
+
+class Attributes:
+    """Reads attribute values of the elements of one file (`scope`) during one load (`state`)."""
+
+    def __init__(self, state: LoadState, scope: FileScope, prefix: str = "", suffix: str = "") -> None:
+        self.state = state
+        self.scope = scope
+        self.prefix = prefix  # added before every name read (an <attach> prefix)
+        self.suffix = suffix  # added after every name read (the indices of enclosing <replicate>s)
+
+    # -- where, and errors --------------------------------------------------------------------
+    def values_of(self, element: Element) -> Values:
+        """The `Values` of the file `element` came from (an included file's, or this file's)."""
+        return self.state.owners.get(id(element), self.scope.values)
+
+    def where(self, element: Element) -> Location:
+        return self.values_of(element).where(element)
+
+    def error(self, kind: type[RobodescError], element: Element, message: str, **details: str | None) -> RobodescError:
+        """An error of class `kind` located at `element` in its own file, to `raise` (`details`:
+        construct, suggestion; see `Values.error`)."""
+        return self.values_of(element).error(kind, element, message, **details)
+
+    def require(
+        self, condition: object, kind: type[RobodescError], element: Element, message: str, **details: str | None
+    ) -> None:
+        """Raise `error(kind, element, message, ...)` unless `condition` holds."""
+        if not condition:
+            raise self.values_of(element).error(kind, element, message, **details)
+
+    # -- names --------------------------------------------------------------------------------
+    def name(self, attrs: dict[str, str], kind: str) -> str:
+        """The element's name with the current attach prefix and replicate suffix, or a generated one."""
+        name = attrs.get("name")
+        if not name:
+            self.state.unnamed += 1
+            return f"<unnamed {kind} {self.state.unnamed}>"
+        return f"{self.prefix}{name}{self.suffix}"
+
+    def unique(self, element: Element, name: str, kind: str, taken: Container[str]) -> None:
+        """Refuse a name already `taken` by another element of this kind."""
+        if name in taken:
+            raise self.error(
+                DuplicateName,
+                element,
+                f"repeated name {name!r} in {kind}",
+                construct=name,
+                suggestion=f"give each {kind} its own name",
+            )
+
+    def resolve(self, element: Element, table: Mapping[str, T], name: str, what: str, hint: str) -> T:
+        """What `name` refers to in `table`; an unknown name is an error suggesting a known one, or `hint`."""
+        found = table.get(name)
+        if found is None:
+            raise self.error(
+                UnresolvedReference,
+                element,
+                f"unknown {what} {name!r}",
+                construct=name,
+                suggestion=did_you_mean(name, table) or hint,
+            )
+        return found
+
+    def label(self, element: Element, attrs: dict[str, str]) -> str:
+        """How a message names the element: its tag and full name, or "an unnamed TAG"."""
+        name = attrs.get("name")
+        return f"{element.tag} {self.prefix + name + self.suffix!r}" if name else f"an unnamed {element.tag}"
+
+    def extra(self, element: Element, owner: str | None) -> Extra:
+        """The element kept as written (robodesc does not model it)."""
+        return Extra(
+            tag=element.tag,
+            source=partial(to_xml, element),
+            location=self.where(element),
+            owner=owner,
+            attributes=dict(element.attrib),
+        )
+
+    # -- default classes ----------------------------------------------------------------------
+    def defaulted(self, element: Element, active: str | None) -> dict[str, str]:
+        """The element's attributes with its default class applied (MuJoCo's cascade); `active` is
+        the childclass in force."""
+        if element.tag not in _DEFAULTABLE:
+            return element.attrib
+        name = element.get("class") or active or "main"
+        classes = self.resolve(element, self.scope.defaults, name, "default class name", "define it in <default>")
+        tag = "general" if element.tag in ACTUATORS else element.tag
+        return merged(classes.get(tag, {}), element.attrib)
+
+    # -- numbers, keywords, booleans ------------------------------------------------------------
+    def floats(self, element: Element, attrs: dict[str, str], name: str, count: int | None, default: Any = None) -> Any:
+        """Numbers of attribute `name` (already merged with defaults), with MuJoCo's count rules.
+
+        An empty attribute counts as not given, as in MuJoCo.
+        """
+        text = attrs.get(name)
+        if text is None or not text.strip():
+            return default
+        values = self.values_of(element).parse_vector(text, element, name, None)
+        if count is not None and len(values) != count:
+            few = len(values) < count
+            raise self.error(
+                MalformedValue,
+                element,
+                f"attribute {name!r} of <{element.tag}> has {'not enough' if few else 'too much'} data "
+                f"({len(values)} value(s), expected {count})",
+                construct=f"{element.tag}/@{name}",
+                suggestion=f"give exactly {count} numbers",
+            )
+        return values
+
+    def sizes(self, element: Element, attrs: dict[str, str], name: str, most: int) -> list[float]:
+        """Up to `most` numbers (MuJoCo keeps its defaults for the rest)."""
+        values = list(self.floats(element, attrs, name, None, []))
+        if len(values) > most:
+            raise self.error(
+                MalformedValue,
+                element,
+                f"attribute {name!r} of <{element.tag}> has too much data",
+                construct=f"{element.tag}/@{name}",
+                suggestion=f"give at most {most} numbers",
+            )
+        return values
+
+    def keyword(
+        self, element: Element, attrs: dict[str, str], name: str, allowed: tuple[str, ...], default: str
+    ) -> str:
+        value = attrs.get(name, default)
+        if value not in allowed:
+            kind = UnsupportedJointType if name == "type" and element.tag == "joint" else InvalidValue
+            raise self.error(
+                kind,
+                element,
+                f"invalid keyword {value!r} for {name!r} of <{element.tag}>",
+                construct=f"{element.tag}/@{name}",
+                suggestion=did_you_mean(value, allowed) or "use one of " + ", ".join(allowed),
+            )
+        return value
+
+    def boolean(self, element: Element, attrs: dict[str, str], name: str, default: bool) -> bool:
+        value = attrs.get(name)
+        if value is None:
+            return default
+        if value not in ("true", "false"):
+            raise self.error(
+                InvalidValue,
+                element,
+                f"{name}={value!r} on <{element.tag}> is not true or false",
+                construct=f"{element.tag}/@{name}",
+                suggestion='write "true" or "false"',
+            )
+        return value == "true"
+
+    def integer(self, element: Element, attrs: dict[str, str], name: str, default: int) -> int:
+        value = attrs.get(name)
+        if value is None:
+            return default
+        try:
+            if value.isascii() and "_" not in value:  # Python-only spellings (1_000, non-ASCII digits) are refused
+                return int(value)
+        except ValueError:
+            pass
+        raise self.error(
+            MalformedValue,
+            element,
+            f"{name}={value!r} on <{element.tag}> is not a whole number",
+            construct=f"{element.tag}/@{name}",
+        )
+
+    # -- poses and orientations -----------------------------------------------------------------
+    def pose(self, element: Element, attrs: dict[str, str]) -> np.ndarray:
+        """The pose written on an element: pos plus at most one orientation specifier."""
+        pos = self.floats(element, attrs, "pos", 3, [0.0, 0.0, 0.0])
+        return make_pose(quat_to_matrix(self.quat(element, attrs)), pos)
+
+    def quat(self, element: Element, attrs: dict[str, str]) -> np.ndarray:
+        """The element's orientation (w, x, y, z), from whichever specifier it writes or inherits."""
+        given = [name for name in ORIENTATIONS if name in element.attrib]
+        if len(given) > 1:
+            raise self.error(
+                InvalidValue,
+                element,
+                "multiple orientation specifiers are not allowed: " + ", ".join(given),
+                construct=f"{element.tag}/@{given[1]}",
+                suggestion="keep one of quat, axisangle, euler, xyaxes, zaxis",
+            )
+        # an orientation from a default class applies only when the element writes none itself; an empty
+        # one (euler="") counts as not written, as in MuJoCo, but still clashes with another one above
+        written = [n for n in given if element.attrib[n].strip()]
+        if written:
+            name: str | None = written[0]
+        else:
+            name = next((n for n in ORIENTATIONS if n not in given and attrs.get(n, "").strip()), None)
+        if name is None:
+            return np.array(_IDENTITY_QUAT)
+        values = self.floats(element, attrs, name, _ORIENTATION_SIZES[name])
+        try:
+            return self._rotation(name, values)
+        except ValueError as exc:
+            raise self.error(
+                InvalidValue,
+                element,
+                f"the {name} of <{element.tag}> does not define a rotation ({exc})",
+                construct=f"{element.tag}/@{name}",
+                suggestion="use non-zero, non-parallel vectors",
+            ) from None
+
+    def _rotation(self, name: str, values: list[float]) -> np.ndarray:
+        """The quaternion of orientation specifier `name`. MuJoCo's limits (mjuu_frame2quat): a zero
+        quaternion, and axes shorter than mjEPS; norms by hypot, which neither overflows nor
+        underflows on huge or tiny (finite) numbers."""
+        compiler = self.scope.compiler
+        if name == "quat":
+            q = np.array(values)
+            norm = math.hypot(*values)
+            if norm < MJ_MINVAL:
+                raise ValueError("zero quaternion")
+            return q / norm
+        if name == "axisangle":
+            axis = np.array(values[:3])
+            norm = math.hypot(*axis)
+            if norm < _AXIS_EPS:
+                raise ValueError("axis too small")
+            return axis_angle_to_quat(axis / norm, compiler.angle(values[3]))
+        if name == "euler":
+            return euler_to_quat([compiler.angle(a) for a in values], compiler.eulerseq)
+        if name == "xyaxes":
+            x, y = np.array(values[:3]), np.array(values[3:])
+            norm = math.hypot(*x)
+            if norm < _AXIS_EPS:
+                raise ValueError("xaxis too small")
+            x /= norm
+            y = y - x * (x @ y)
+            norm = math.hypot(*y)
+            if norm < _AXIS_EPS:
+                raise ValueError("yaxis too small")
+            y /= norm
+            return matrix_to_quat(np.column_stack([x, y, cross(x, y)]))
+        norm = math.hypot(*values)
+        if norm < _AXIS_EPS:
+            raise ValueError("zaxis too small")
+        return quat_between((0.0, 0.0, 1.0), np.array(values) / norm)
+
+    def refquat(self, element: Element, attrs: dict[str, str]) -> list[float]:
+        """A mesh's refquat: a quaternion that is not zero (scaled down when its squares would overflow)."""
+        quat = self.floats(element, attrs, "refquat", 4, [1.0, 0.0, 0.0, 0.0])
+        norm = math.hypot(*quat)
+        if norm < MJ_MINVAL:
+            raise self.error(
+                InvalidValue,
+                element,
+                f"refquat={attrs['refquat']!r} of <{element.tag}> is a zero quaternion",
+                construct=f"{element.tag}/@refquat",
+                suggestion='write a unit quaternion such as refquat="1 0 0 0"',
+            )
+        if not math.isfinite(sum(q * q for q in quat)):
+            quat = [q / norm for q in quat]
+        return quat
+
+
+def merged(inherited: dict[str, str], own: dict[str, str]) -> dict[str, str]:
+    """Attributes written on an element (or a default class) over those it inherits. MuJoCo reads a size
+    over the inherited values, so size="0.1" under a class with size="1 2 3" is 0.1 2 3."""
+    result = dict(inherited)
+    result.update(own)
+    if "size" in own and "size" in inherited:
+        written, rest = own["size"].split(), inherited["size"].split()
+        if len(written) < len(rest):
+            result["size"] = " ".join(written + rest[len(written) :])
+    return result

@@ -1,0 +1,210 @@
+"""The build stage: a `ModelSpec` (records.py) into a `core.Model`.
+
+This stage maps MJCF's notions onto robodesc's format-neutral ones: a body's pose in its parent,
+joint types and origins (a hinge with a range is revolute, without one continuous; a free joint is
+floating, its reference the pose as written), shapes from geoms (which are drawn, which collide),
+sites as frames, equalities as constraints, actuators with their transmission, keyframes as named
+configurations completed with the joints' references. It never looks at XML: everything it needs
+is in the records, already parsed and checked by the spec stage, so it has nothing to refuse.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...core.geometry import Box, Capsule, Cylinder, Ellipsoid, Geometry, Heightfield, Mesh, Plane, Shape, Sphere
+from ...core.model import (
+    Actuator,
+    Body,
+    Constraint,
+    Dynamics,
+    Extra,
+    Frame,
+    Joint,
+    JointType,
+    Limits,
+    Model,
+)
+from ...core.transforms import invert_pose, make_pose, matrix_to_quat
+from .records import ActuatorSpec, BodySpec, EqualitySpec, GeomSpec, JointSpec, ModelSpec, SiteSpec
+
+#: An actuator's transmission: the attribute naming what it drives (slidersite goes with cranksite).
+_TRANSMISSIONS = ("joint", "jointinparent", "tendon", "site", "body", "cranksite", "slidersite")
+#: The elements an equality other than a joint equality names.
+_EQUALITY_ELEMENTS = ("body1", "body2", "site1", "site2", "tendon1", "tendon2", "flex")
+
+
+def build_model(spec: ModelSpec) -> Model:
+    """The model the records describe, before MuJoCo's compile steps (compile.py)."""
+    model = Model(name=spec.name, format="mjcf", source=spec.source)
+    model.materials.update(spec.materials)
+    world = spec.world
+    model.bodies["world"] = Body(name="world", location=world.location)
+    joints: list[Joint] = []  # in document order: MuJoCo's qpos order
+    _add_items(model, world, joints)
+    model.constraints.extend(_constraint(equality) for equality in spec.equalities)
+    model.actuators.extend(_actuator(actuator) for actuator in spec.actuators)
+    for keyframe in spec.keyframes:
+        model.configurations[keyframe.name] = _configuration(joints, keyframe.qpos)
+    model.extras.extend(spec.extras)
+    model.diagnostics.extend(spec.diagnostics)
+    return model
+
+
+def _add_items(model: Model, spec: BodySpec, joints: list[Joint]) -> None:
+    """What body `spec` holds, in document order, into the model (child bodies with what they hold)."""
+    body = model.bodies[spec.name]
+    for item in spec.items:
+        if isinstance(item, BodySpec):
+            model.bodies[item.name] = Body(name=item.name, parent=spec.name, pose=item.pose, location=item.location)
+            _add_items(model, item, joints)
+        elif isinstance(item, JointSpec):
+            joint = _joint(item, body)
+            model.joints[item.name] = joint
+            body.joints = (*body.joints, item.name)
+            joints.append(joint)
+        elif isinstance(item, GeomSpec):
+            _add_shape(body, item)
+        elif isinstance(item, SiteSpec):
+            extras = {"mjcf": item.attributes}
+            frame = Frame(name=item.name, body=spec.name, pose=item.pose, location=item.location, extras=extras)
+            model.frames[item.name] = frame
+        else:
+            assert isinstance(item, Extra)
+            body.extras.setdefault("xml", []).append(item)
+
+
+def _joint(spec: JointSpec, body: Body) -> Joint:
+    """A joint moving `body` relative to its parent."""
+    assert body.parent is not None  # the spec stage refuses joints in the world body
+    if spec.kind == "free":
+        joint = Joint(
+            name=spec.name,
+            type=JointType.FLOATING,
+            parent=body.parent,
+            child=body.name,
+            origin=body.pose,
+            location=spec.location,
+        )
+        joint.reference = np.concatenate([body.pose[:3, 3], matrix_to_quat(body.pose[:3, :3])])
+    else:
+        limited = spec.limits is not None
+        if spec.kind == "hinge":
+            kind = JointType.REVOLUTE if limited else JointType.CONTINUOUS
+        else:
+            kind = JointType.PRISMATIC if spec.kind == "slide" else JointType.BALL
+        joint = Joint(
+            name=spec.name,
+            type=kind,
+            parent=body.parent,
+            child=body.name,
+            origin=body.pose @ make_pose(translation=spec.anchor),
+            axis=spec.axis,
+            location=spec.location,
+        )
+        joint.reference = np.array([1.0, 0.0, 0.0, 0.0]) if spec.kind == "ball" else spec.reference
+        if spec.limits is not None:
+            joint.limits = Limits(lower=spec.limits[0], upper=spec.limits[1])
+        joint.dynamics = Dynamics(
+            damping=spec.damping,
+            friction=spec.friction,
+            spring_stiffness=spec.stiffness,
+            spring_reference=spec.spring_reference,
+            armature=spec.armature,
+        )
+    joint.extras["mjcf"] = spec.attributes
+    return joint
+
+
+def _add_shape(body: Body, spec: GeomSpec) -> None:
+    """A geom as a collision shape (when it collides) and a visual one (when it is drawn)."""
+    geometry, pose = _geometry(spec)
+    shape = Shape(geometry=geometry, pose=pose, name=spec.name, material=spec.material)
+    shape.extras["mjcf"] = {"contype": spec.contype, "conaffinity": spec.conaffinity, "group": spec.group}
+    if spec.mesh is not None:
+        shape.extras["mjcf"].update(mesh=spec.mesh.asset, mesh_location=spec.mesh.asset_location)
+    if spec.contype or spec.conaffinity:
+        body.collisions.append(shape)
+    if spec.drawn:
+        body.visuals.append(shape)
+
+
+def _geometry(spec: GeomSpec) -> tuple[Geometry, np.ndarray]:
+    """A geom's shape and its pose in the body (a mesh's: the frame its file's vertices are in)."""
+    kind, size, pose = spec.kind, spec.size, spec.pose
+    if kind == "sphere":
+        return Sphere(radius=size[0]), pose
+    if kind == "capsule":
+        return Capsule(radius=size[0], length=2 * size[1]), pose
+    if kind == "cylinder":
+        return Cylinder(radius=size[0], length=2 * size[1]), pose
+    if kind == "ellipsoid":
+        return Ellipsoid(radii=np.array(size[:3])), pose
+    if kind == "box":  # full sizes from half sizes, doubled as Python floats: 1e308 gives inf, not a warning
+        return Box(size=np.array([2 * s for s in size[:3]])), pose
+    if kind == "plane":
+        extent = size + [0.0] * (2 - len(size))
+        return Plane(size=np.array([2 * s for s in extent[:2]]) if all(s > 0 for s in extent[:2]) else None), pose
+    if kind == "hfield":
+        return Heightfield(uri=spec.hfield), pose
+    mesh = spec.mesh
+    assert mesh is not None  # the spec stage gives every mesh and sdf geom its mesh
+    geometry = Mesh(uri=mesh.uri, scale=np.array(mesh.scale), path=mesh.path, tried=mesh.tried)
+    return geometry, pose @ invert_pose(mesh.reference)
+
+
+def _constraint(spec: EqualitySpec) -> Constraint:
+    attrs = spec.attributes
+    if spec.tag == "joint":
+        assert spec.coefficients is not None  # the spec stage completes every joint equality's polycoef
+        joints = tuple(j for j in (attrs.get("joint1"), attrs.get("joint2")) if j)
+        return Constraint(
+            kind="joint",
+            elements=joints,
+            name=attrs.get("name"),
+            coefficients=spec.coefficients,
+            location=spec.location,
+        )
+    return Constraint(
+        kind=spec.tag,
+        elements=tuple(attrs[k] for k in _EQUALITY_ELEMENTS if k in attrs),
+        name=attrs.get("name"),
+        location=spec.location,
+        extras={"mjcf": dict(attrs)},
+    )
+
+
+def _actuator(spec: ActuatorSpec) -> Actuator:
+    attrs = spec.attributes
+    transmission = next((t for t in _TRANSMISSIONS if t in attrs and t != "slidersite"), None)
+    target = attrs.get(transmission) if transmission else None
+    return Actuator(
+        name=attrs.get("name"),
+        kind=spec.tag,
+        joint=target if transmission in ("joint", "jointinparent") else None,
+        gear=spec.gear[0] if spec.gear else 1.0,
+        transmission=transmission or "none",
+        target=target,
+        location=spec.location,
+        extras={"mjcf": dict(attrs)},
+    )
+
+
+def _configuration(joints: list[Joint], qpos: list[float]) -> dict[str, Any]:
+    """A keyframe's joint values: qpos, completed with the joints' references (MuJoCo's qpos0)."""
+    sizes = [j.dof for j in joints]
+    reference = (
+        np.concatenate([np.atleast_1d(np.asarray(j.reference, dtype=float)) for j in joints]) if joints else np.zeros(0)
+    )
+    full = reference.copy()
+    full[: len(qpos)] = qpos
+    values: dict[str, Any] = {}
+    start = 0
+    for joint, size in zip(joints, sizes):
+        chunk = full[start : start + size]
+        start += size
+        if not joint.name.startswith("<unnamed"):
+            values[joint.name] = float(chunk[0]) if size == 1 else chunk.copy()
+    return values

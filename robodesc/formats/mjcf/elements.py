@@ -1,0 +1,425 @@
+"""The spec stage, element by element: one ``<joint>``, ``<inertial>``, ``<geom>`` or ``<site>``
+into its record, with the default class applied, every value parsed and checked in the order
+MuJoCo checks it, and angles in radians.
+
+What MuJoCo compiles but silently overrides is noted here too: ``fromto-overrides-pose`` at once,
+attributes a default class gives but MuJoCo ignores (checks.py has the rules) for one
+``class-attribute-ignored`` finding per class once the whole model is read (spec.py).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+import numpy as np
+
+from ...core.diagnostics import Severity
+from ...core.errors import InvalidValue, MissingAttribute
+from ...core.geometry import Material
+from ...core.transforms import make_pose, quat_between, quat_to_matrix
+from ..xml import Element
+from . import inertia as mass_properties
+from .attributes import ORIENTATIONS, Attributes
+from .checks import FROMTO_KINDS, ignored_class_attributes
+from .mesh_assets import MeshAsset
+from .mujoco_math import MJ_MINVAL
+from .records import GeomSpec, JointSpec, MeshShape, Principal, SiteSpec
+
+GEOM_TYPES = ("plane", "hfield", "sphere", "capsule", "ellipsoid", "cylinder", "box", "mesh", "sdf")
+PRIMITIVES = ("sphere", "capsule", "cylinder", "ellipsoid", "box")
+JOINT_TYPES = ("free", "ball", "slide", "hinge")
+#: How many positive sizes each primitive geom type needs.
+_SIZES_NEEDED = {"sphere": 1, "capsule": 2, "cylinder": 2, "ellipsoid": 3, "box": 3}
+_Z = (0.0, 0.0, 1.0)
+
+
+# -- joints ---------------------------------------------------------------------------------------
+def read_joint(read: Attributes, element: Element, frame: np.ndarray, active: str | None) -> JointSpec:
+    """A joint of the body being read; `frame` places the joint's element in the body."""
+    if element.tag == "freejoint":
+        attrs = element.attrib  # <freejoint> takes no defaults
+        kind = "free"
+    else:
+        attrs = read.defaulted(element, active)
+        kind = read.keyword(element, attrs, "type", JOINT_TYPES, "hinge")
+    name = read.name(attrs, "joint")
+    note_ignored(read, element, attrs, active, kind)
+    names = read.state.joint_names
+    read.unique(element, name, "joint", names)
+    pos = np.array(read.floats(element, attrs, "pos", 3, [0.0, 0.0, 0.0]))
+    axis = np.array(read.floats(element, attrs, "axis", 3, [0.0, 0.0, 1.0]))
+    joint = JointSpec(
+        name=name,
+        kind=kind,
+        anchor=pos,
+        axis=axis,
+        limits=None,
+        reference=0.0,
+        spring_reference=0.0,
+        damping=0.0,
+        friction=0.0,
+        stiffness=0.0,
+        armature=0.0,
+        attributes={k: v for k, v in attrs.items() if k not in ("name", "class")},
+        location=read.where(element),
+    )
+    if kind != "free":
+        _read_joint_axis_and_dynamics(read, element, attrs, joint, frame)
+    names.add(name)
+    return joint
+
+
+def _read_joint_axis_and_dynamics(
+    read: Attributes, element: Element, attrs: dict[str, str], joint: JointSpec, frame: np.ndarray
+) -> None:
+    """Anchor and axis into body coordinates; limits, reference and dynamics of a hinge, slide or ball."""
+    kind, axis, angle = joint.kind, joint.axis, read.scope.compiler.angle
+    norm = math.hypot(*axis)  # neither overflows (1e200) nor underflows as a sum of squares would
+    if norm < MJ_MINVAL and kind in ("hinge", "slide"):
+        raise read.error(
+            InvalidValue,
+            element,
+            "axis too small in joint",
+            construct=f"{element.tag}/@axis",
+            suggestion='give the axis direction, e.g. axis="0 0 1"',
+        )
+    joint.anchor = frame[:3, :3] @ joint.anchor + frame[:3, 3]  # a joint inside a <frame>: into body coordinates
+    joint.axis = frame[:3, :3] @ (axis / norm if norm >= MJ_MINVAL else np.array(_Z))
+    limited = _limited(read, element, attrs, kind)
+    low, high = read.floats(element, attrs, "range", 2, [0.0, 0.0])
+    if kind == "hinge":
+        joint.reference = angle(read.floats(element, attrs, "ref", 1, [0.0])[0])
+        if limited:
+            joint.limits = (angle(low), angle(high))
+        joint.spring_reference = angle(read.floats(element, attrs, "springref", 1, [0.0])[0])
+    elif kind == "slide":
+        joint.reference = read.floats(element, attrs, "ref", 1, [0.0])[0]
+        if limited:
+            joint.limits = (low, high)
+        joint.spring_reference = read.floats(element, attrs, "springref", 1, [0.0])[0]
+    elif limited:
+        joint.limits = (0.0, angle(high))
+    # MuJoCo 4 reads damping and stiffness as polynomials of up to 3 terms; the first is the linear one
+    joint.damping = (read.sizes(element, attrs, "damping", 3) or [0.0])[0]
+    joint.friction = read.floats(element, attrs, "frictionloss", 1, [0.0])[0]
+    joint.stiffness = (read.sizes(element, attrs, "stiffness", 3) or [0.0])[0]
+    joint.armature = read.floats(element, attrs, "armature", 1, [0.0])[0]
+
+
+def _limited(read: Attributes, element: Element, attrs: dict[str, str], kind: str) -> bool:
+    """MuJoCo's rule: limited="auto" means "has a range (lower < upper)" when autolimits is on,
+    and is an error when it is off and a range is written."""
+    value = attrs.get("limited", "auto")
+    if value not in ("true", "false", "auto"):
+        raise read.error(
+            InvalidValue, element, f"limited={value!r} must be true, false or auto", construct=f"{element.tag}/@limited"
+        )
+    rng = read.floats(element, attrs, "range", 2, None)
+    if value == "auto":
+        read.require(
+            read.scope.compiler.autolimits or rng is None,
+            InvalidValue,
+            element,
+            "joint has `range` but not `limited`",
+            construct=f"{element.tag}/@range",
+            suggestion='set autolimits="true" in <compiler>, or give limited="true" or "false"',
+        )
+        limited = rng is not None and rng[0] < rng[1]
+    else:
+        limited = value == "true"
+    if limited and kind == "ball":
+        read.require(
+            rng is not None and rng[0] == 0,
+            InvalidValue,
+            element,
+            "range[0] should be 0 in ball joint",
+            construct=f"{element.tag}/@range",
+            suggestion='write range="0 max-angle"',
+        )
+    elif limited:
+        read.require(
+            rng is not None and rng[0] < rng[1],
+            InvalidValue,
+            element,
+            "range[0] should be smaller than range[1] in joint",
+            construct=f"{element.tag}/@range",
+            suggestion='write range="lower upper"',
+        )
+    return limited
+
+
+# -- inertial -------------------------------------------------------------------------------------
+def read_inertial(read: Attributes, element: Element) -> Principal:
+    """An <inertial>: mass, centre of mass and inertia, in principal form (fullinertia diagonalised
+    as MuJoCo does)."""
+    attrs = element.attrib
+    mass = _required(read, element, "mass", 1, 'add mass="..."')
+    pos = _required(read, element, "pos", 3, 'add pos="x y z" (the centre of mass in the body frame)')
+    diag = read.floats(element, attrs, "diaginertia", 3)
+    full = read.floats(element, attrs, "fullinertia", 6)
+    read.require(
+        (diag is None) != (full is None),
+        MissingAttribute,
+        element,
+        "<inertial> needs exactly one of diaginertia and fullinertia",
+        construct="inertial",
+        suggestion='add diaginertia="ixx iyy izz"',
+    )
+    if full is not None:
+        read.require(
+            not any(n in element.attrib for n in ORIENTATIONS),
+            InvalidValue,
+            element,
+            "fullinertia and an inertial orientation cannot both be given",
+            construct="inertial/@fullinertia",
+        )
+        ixx, iyy, izz, ixy, ixz, iyz = full
+        with np.errstate(all="ignore"):  # huge values overflow in the Jacobi rotations: refused below
+            moments, quat = mass_properties.principal_axes(
+                np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
+            )
+        read.require(
+            np.isfinite(moments).all() and np.isfinite(quat).all(),
+            InvalidValue,
+            element,
+            "fullinertia has no principal axes: its values are so large that computing them overflows",
+            construct="inertial/@fullinertia",
+            suggestion="give the inertia in smaller units",
+        )
+    else:
+        moments, quat = np.array(diag), read.quat(element, attrs)
+    return Principal(mass[0], np.array(pos), np.asarray(quat, dtype=float), np.asarray(moments))
+
+
+def _required(read: Attributes, element: Element, name: str, count: int, suggestion: str) -> list[float]:
+    values = read.floats(element, element.attrib, name, count)
+    read.require(
+        values is not None,
+        MissingAttribute,
+        element,
+        f"<inertial> needs a {name}",
+        construct=f"inertial/@{name}",
+        suggestion=suggestion,
+    )
+    return values
+
+
+# -- geoms ----------------------------------------------------------------------------------------
+def read_geom(read: Attributes, element: Element, frame: np.ndarray, active: str | None) -> GeomSpec:
+    """A geom of the body being read; `frame` places the geom's element in the body."""
+    attrs = read.defaulted(element, active)
+    kind = read.keyword(element, attrs, "type", GEOM_TYPES, "sphere")
+    local, size = geom_pose(read, element, attrs, kind, read.sizes(element, attrs, "size", 3))
+    note_ignored(read, element, attrs, active, kind)
+    pose = frame @ local
+    contype = read.integer(element, attrs, "contype", 1)
+    conaffinity = read.integer(element, attrs, "conaffinity", 1)
+    group = read.integer(element, attrs, "group", 0)
+    asset = _mesh_asset(read, element, attrs, kind)
+    if asset is not None and kind in PRIMITIVES:  # sized and placed to fit the mesh (MuJoCo's fitting)
+        size, pose = _fitted(read, element, attrs, kind, asset, pose)
+    density = read.floats(element, attrs, "density", 1, [1000.0])[0]
+    mass = read.floats(element, attrs, "mass", 1, None)
+    shell = read.boolean(element, attrs, "shellinertia", False)
+    if kind in _SIZES_NEEDED:
+        _check_size(read, element, kind, size)
+    mesh = _mesh_shape(read, asset) if asset is not None and kind in ("mesh", "sdf") else None
+    collides = bool(contype or conaffinity)
+    discarded = not collides and read.scope.compiler.discardvisual  # MuJoCo drops it but still counts its mass
+    return GeomSpec(
+        kind=kind,
+        size=size,
+        pose=pose,
+        name=read.name(attrs, "geom") if attrs.get("name") else None,
+        mass=mass[0] if mass else None,
+        density=density,
+        group=group,
+        contype=contype,
+        conaffinity=conaffinity,
+        shell=shell,
+        drawn=not discarded and (group <= 2 or not collides),  # shown by default, or drawn and never collides
+        material=_material(read, element, attrs),
+        hfield=attrs.get("hfield"),
+        mesh=mesh,
+        location=read.where(element),
+    )
+
+
+def _mesh_asset(read: Attributes, element: Element, attrs: dict[str, str], kind: str) -> MeshAsset | None:
+    """The mesh a geom names: a mesh or sdf geom's shape, or the mesh a primitive is fitted to."""
+    mesh_name = attrs.get("mesh")
+    if kind not in ("mesh", "sdf") and not mesh_name:
+        return None
+    if mesh_name is None:
+        raise read.error(
+            MissingAttribute,
+            element,
+            "a mesh geom needs a mesh attribute",
+            construct="geom/@mesh",
+            suggestion='add mesh="<asset mesh name>"',
+        )
+    return read.resolve(element, read.scope.meshes, mesh_name, "mesh", "declare it in <asset>")
+
+
+def _fitted(
+    read: Attributes, element: Element, attrs: dict[str, str], kind: str, asset: MeshAsset, pose: np.ndarray
+) -> tuple[list[float], np.ndarray]:
+    """The size and pose of a primitive fitted to a mesh, as MuJoCo fits it."""
+    try:
+        fitted, offset_pos, offset_quat = mass_properties.fit_primitive_to_mesh(
+            kind,
+            asset.processed(),
+            fitaabb=read.scope.compiler.fitaabb,
+            fitscale=read.floats(element, attrs, "fitscale", 1, [1.0])[0],
+        )
+    except ValueError as exc:
+        raise read.error(
+            InvalidValue, element, f"cannot fit a {kind} to mesh {asset.name!r}: {exc}", construct="geom/@mesh"
+        ) from None
+    return list(fitted), pose @ make_pose(quat_to_matrix(offset_quat), offset_pos)
+
+
+def _check_size(read: Attributes, element: Element, kind: str, size: list[float]) -> None:
+    """A primitive needs its sizes, all positive."""
+    count = _SIZES_NEEDED[kind]
+    if len(size) < count or any(s <= 0 for s in size[:count]):
+        raise read.error(
+            InvalidValue,
+            element,
+            f"{kind} geom needs {count} positive size value(s)",
+            construct="geom/@size",
+            suggestion=f"give size with {count} positive numbers",
+        )
+
+
+def _mesh_shape(read: Attributes, asset: MeshAsset) -> MeshShape:
+    """What a mesh geom draws; a mesh file that does not exist is noted (MuJoCo would refuse it)."""
+    scale, refpos, refquat = asset.frame()
+    path, tried = None, []
+    if asset.path is not None:
+        path = asset.path if os.path.isfile(asset.path) else None
+        tried = [asset.path]
+        if path is None:
+            read.state.diagnose(
+                Severity.WARNING,
+                "mesh-not-found",
+                f"mesh file {asset.path!r} does not exist",
+                asset.location,
+                "check meshdir/assetdir in <compiler>",
+            )
+    return MeshShape(
+        asset=asset.name,
+        uri=asset.attrs.get("file") or f"mesh:{asset.attrs.get('name', '')}",
+        scale=scale,
+        reference=make_pose(quat_to_matrix(refquat), refpos),
+        path=path,
+        tried=tried,
+        asset_location=asset.location,
+        processed=asset.processed,
+    )
+
+
+def _material(read: Attributes, element: Element, attrs: dict[str, str]) -> Material | None:
+    """A geom's material: the named one of its file (or one of that name alone), else its rgba."""
+    material = attrs.get("material")
+    rgba = read.floats(element, attrs, "rgba", 4, None)
+    if material is not None:
+        return read.scope.materials.get(material) or Material(name=material)
+    if rgba is not None:
+        return Material(color=np.array(rgba))
+    return None
+
+
+def geom_pose(
+    read: Attributes, element: Element, attrs: dict[str, str], kind: str, size: list[float]
+) -> tuple[np.ndarray, list[float]]:
+    """The pose of a geom or site and its size; `fromto` sets both (z along from -> to)."""
+    fromto = read.floats(element, attrs, "fromto", 6, None)
+    if fromto is None:
+        return read.pose(element, attrs), size
+    if kind not in FROMTO_KINDS:
+        raise read.error(
+            InvalidValue,
+            element,
+            f"fromto is not allowed for {kind} {element.tag}s",
+            construct=f"{element.tag}/@fromto",
+            suggestion="use fromto with capsule, cylinder, box or ellipsoid",
+        )
+    start, end = np.array(fromto[:3]), np.array(fromto[3:])
+    with np.errstate(over="ignore"):  # an infinite length is refused below
+        direction = end - start
+    length = math.hypot(*direction)
+    if length < MJ_MINVAL:
+        raise read.error(InvalidValue, element, "fromto has zero length", construct=f"{element.tag}/@fromto")
+    if not math.isfinite(length):
+        raise read.error(
+            InvalidValue, element, "fromto is too long (its length overflows)", construct=f"{element.tag}/@fromto"
+        )
+    _note_fromto(read, element, attrs)
+    radius = size[0] if size else 0.0
+    # MuJoCo: the first size is the radius (capsule, cylinder) or both cross half-sizes (box, ellipsoid)
+    size = [radius, length / 2] if kind in ("capsule", "cylinder") else [radius, radius, length / 2]
+    return make_pose(quat_to_matrix(quat_between(_Z, direction)), (start + end) / 2), size
+
+
+def _note_fromto(read: Attributes, element: Element, attrs: dict[str, str]) -> None:
+    """MuJoCo places a geom or site by fromto alone: a non-zero pos beside it is an error ("both pos
+    and fromto defined"), an orientation written beside it is silently replaced (a warning here)."""
+    pos = read.floats(element, attrs, "pos", 3, None)
+    what = read.label(element, attrs)
+    if pos is not None and any(pos):
+        source = "" if "pos" in element.attrib else " (from its default class)"
+        raise read.error(
+            InvalidValue,
+            element,
+            f"{what} has both fromto and pos{source}; MuJoCo refuses this (both pos and fromto defined)",
+            construct=f"{element.tag}/@fromto",
+            suggestion="remove pos and put the offset into the fromto end points",
+        )
+    written = [n for n in ORIENTATIONS if n in element.attrib]
+    if written:
+        read.state.diagnose(
+            Severity.WARNING,
+            "fromto-overrides-pose",
+            f"{what} has fromto and {', '.join(written)}: MuJoCo orients it along fromto and ignores "
+            f"{', '.join(written)}",
+            read.where(element),
+            f"remove {', '.join(written)}, or drop fromto and give pos and size",
+        )
+
+
+def note_ignored(read: Attributes, element: Element, attrs: dict[str, str], active: str | None, kind: str) -> None:
+    """Remember attributes a default class gave this element that MuJoCo ignores for it."""
+    if element.tag == "freejoint":
+        return
+    inherited = {name for name in attrs if name not in element.attrib}
+    if not inherited:
+        return
+    ignored = ignored_class_attributes(element.tag, kind, attrs, inherited)
+    if ignored:
+        class_name = element.get("class") or active or "main"
+        key = (read.prefix + class_name, element.tag, kind, tuple(ignored.items()))
+        name = attrs.get("name")
+        label = repr(read.prefix + name + read.suffix) if name else "unnamed"
+        read.state.ignored.setdefault(key, []).append((label, read.where(element)))
+
+
+# -- sites ----------------------------------------------------------------------------------------
+def read_site(
+    read: Attributes, element: Element, attrs: dict[str, str], frame: np.ndarray, active: str | None
+) -> SiteSpec:
+    """A named site (`attrs`: its attributes in force) of the body being read."""
+    name = read.name(attrs, "site")
+    names = read.state.site_names
+    read.unique(element, name, "site", names)
+    kind = attrs.get("type", "sphere")
+    local, _ = geom_pose(read, element, attrs, kind, read.sizes(element, attrs, "size", 3))
+    note_ignored(read, element, attrs, active, kind)
+    names.add(name)
+    return SiteSpec(
+        name=name,
+        pose=frame @ local,
+        attributes={k: v for k, v in attrs.items() if k != "name"},
+        location=read.where(element),
+    )

@@ -1,0 +1,109 @@
+"""``<mesh>`` assets, read when first needed, as MuJoCo's compiler reads them.
+
+A model may declare meshes it never uses, or uses only to draw: MuJoCo reads a mesh file when its
+compiler needs the mesh (for a body's inertia, or to fit a primitive to it). So does robodesc: a
+`MeshAsset` keeps its element and attributes as declared, and its vertex data, file and mesh frame
+are read on first use, by the spec stage (fitting) or the compile stage (inertia), then cached.
+Errors name the ``<mesh>`` element in its own file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...core.errors import InvalidValue, Location, MalformedValue, MissingAttribute, ResourceNotFound
+from ..xml import Element
+from . import inertia
+from .attributes import Attributes
+from .mesh_processing import ProcessedMesh, process_mesh
+from .meshfiles import MalformedMeshFile, MeshFileUnreadable, UnsupportedMeshFileType
+
+
+@dataclass
+class MeshAsset:
+    """One ``<mesh>`` of a file: what it declares, and what is read from it on first use."""
+
+    name: str
+    element: Element
+    attrs: dict[str, str]  # with its default class applied
+    path: str | None  # the file, resolved against meshdir/assetdir; None for inline vertex data
+    read: Attributes  # reads values of the file the mesh is declared in
+    _frame: tuple[list[float], np.ndarray, list[float]] | None = None
+    _processed: ProcessedMesh | None = None
+
+    @property
+    def location(self) -> Location:
+        return self.read.where(self.element)
+
+    def frame(self) -> tuple[list[float], np.ndarray, list[float]]:
+        """(scale, refpos, refquat): the mesh file's vertices sit in the frame (refpos, refquat)."""
+        if self._frame is None:
+            read, element, attrs = self.read, self.element, self.attrs
+            scale = read.floats(element, attrs, "scale", 3, [1.0, 1.0, 1.0])
+            refpos = np.array(read.floats(element, attrs, "refpos", 3, [0.0, 0.0, 0.0]))
+            self._frame = scale, refpos, read.refquat(element, attrs)
+        return self._frame
+
+    def processed(self) -> ProcessedMesh:
+        """The mesh as MuJoCo processes it (read from its file on first use, then cached).
+
+        A file that cannot be read is `ResourceNotFound`; a file read but not a valid mesh of its
+        type is `MalformedValue`; a mesh MuJoCo refuses (degenerate, too few vertices, ...) is
+        `InvalidValue`. Each names the mesh, its file and the <mesh> element.
+        """
+        if self._processed is None:
+            self._processed = self._process()
+        return self._processed
+
+    def _process(self) -> ProcessedMesh:
+        read, attrs, element = self.read, self.attrs, self.element
+        name, path = self.name, self.path
+        vertices = read.floats(element, attrs, "vertex", None, None)
+        faces = read.floats(element, attrs, "face", None, None)
+        source = f"file {path!r}" if vertices is None and path is not None else "its vertex data"
+        try:
+            if vertices is not None:  # process_mesh checks the counts, and that face indices are whole numbers
+                points = np.array(vertices)
+                triangles = np.array(faces) if faces is not None else None
+            elif path is not None:
+                points, triangles = inertia.load_mesh_file(path)  # looked up on each call: one patch point
+            else:
+                raise read.error(
+                    MissingAttribute,
+                    element,
+                    f"mesh {name!r} has neither a file nor vertices",
+                    construct="mesh/@file",
+                    suggestion='add file="part.stl" or vertex="..." to the <mesh>',
+                )
+            return process_mesh(
+                points,
+                triangles,
+                scale=read.floats(element, attrs, "scale", 3, [1.0, 1.0, 1.0]),
+                refpos=read.floats(element, attrs, "refpos", 3, [0.0, 0.0, 0.0]),
+                refquat=read.refquat(element, attrs),
+                inertia_mode=attrs.get("inertia", "legacy"),
+                maxhullvert=read.integer(element, attrs, "maxhullvert", -1),
+            )
+        except MeshFileUnreadable as exc:
+            assert path is not None  # only a file can be unreadable
+            raise ResourceNotFound(
+                f"mesh {name!r} cannot be used: {exc}",
+                location=self.location,
+                construct=name,
+                tried=[path],
+                suggestion="check the file name and meshdir/assetdir in <compiler>",
+            ) from None
+        except (MalformedMeshFile, UnsupportedMeshFileType) as exc:
+            raise read.error(
+                MalformedValue,
+                element,
+                f"mesh {name!r} cannot be read from {source}: {exc}",
+                construct=name,
+                suggestion="MuJoCo reads binary STL, OBJ and MSH files: re-export the mesh as one of them",
+            ) from None
+        except ValueError as exc:  # MuJoCo's compiler refuses the mesh itself
+            raise read.error(
+                InvalidValue, element, f"mesh {name!r} ({source}) cannot be used: {exc}", construct=name
+            ) from None

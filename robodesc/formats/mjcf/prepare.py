@@ -1,0 +1,285 @@
+"""The first part of the spec stage: everything in a file before its body tree.
+
+MuJoCo splices ``<include>``d files into the tree, checks the tree against its schema, merges every
+``<compiler>``, resolves the ``<default>`` classes and reads the ``<asset>``s before it reads a
+single body; `prepare_file` does the same for the main file and, once each, for every sub-model an
+``<attach>`` grafts in. The result is a `FileScope`: the file's tree, settings, classes and assets.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import numpy as np
+
+from ...core.errors import (
+    CyclicInclude,
+    DuplicateName,
+    InvalidValue,
+    MissingAttribute,
+    MissingRootElement,
+    ResourceNotFound,
+    did_you_mean,
+)
+from ...core.geometry import Material
+from ..xml import Document, Element, Values, parse_xml
+from .attributes import ACTUATORS, Attributes, merged
+from .mesh_assets import MeshAsset
+from .schema import check_tree
+from .state import Compiler, DefaultClass, FileScope, LoadState
+
+_COMPILER_FLAGS = ("autolimits", "balanceinertia", "alignfree", "discardvisual", "fusestatic", "strippath", "fitaabb")
+
+
+def children(root: Element, tag: str) -> Iterator[Element]:
+    """The children of `root` with this tag, in document order."""
+    return (child for child in root if child.tag == tag)
+
+
+def prepare_file(state: LoadState, document: Document, prefix: str = "") -> FileScope:
+    """Read a file's includes, schema, compiler settings, default classes and assets.
+
+    `prefix` is the ``<attach>`` prefix its named materials get in the model.
+    """
+    scope = FileScope(document, Values(document))
+    read = Attributes(state, scope, prefix)
+    root = document.root
+    if root.tag != "mujoco":
+        raise MissingRootElement(
+            f"an MJCF file has <mujoco> as its top element, not <{root.tag}>",
+            location=scope.values.where(root),
+            construct=root.tag,
+            suggestion="is this the right format? pass format=... to choose another",
+        )
+    if root.find(".//include") is not None:  # element paths as written, not as spliced
+        document.pin_parents()
+    _splice_includes(read, root, [document.source or "<string>"])
+    problem = check_tree(root)
+    if problem is not None:
+        element, message, allowed, name = problem
+        raise read.error(
+            InvalidValue, element, message, construct=name, suggestion=did_you_mean(name, allowed) if allowed else None
+        )
+    for compiler in children(root, "compiler"):
+        _compiler(read, compiler, scope.compiler)
+    for default in children(root, "default"):
+        _default_class(read, scope.defaults, default, None)
+    for asset in children(root, "asset"):
+        _assets(read, scope, asset)
+    return scope
+
+
+# -- includes -------------------------------------------------------------------------------------
+def _splice_includes(read: Attributes, element: Element, chain: list[str]) -> None:
+    """Replace every <include file=...> by the children of the included file's <mujoco>.
+
+    MuJoCo resolves every include against the main file's folder and includes a file once.
+    """
+    position = 0
+    while position < len(element):
+        child = element[position]
+        if child.tag != "include":
+            _splice_includes(read, child, chain)
+            position += 1
+            continue
+        document, key = _included_document(read, child, chain)
+        _splice_includes(read, document.root, [*chain, key])
+        element.remove(child)
+        for offset, grandchild in enumerate(list(document.root)):
+            element.insert(position + offset, grandchild)
+        position += len(document.root)
+
+
+def _included_document(read: Attributes, include: Element, chain: list[str]) -> tuple[Document, str]:
+    """The file an <include> names, read and parsed once per load (its elements remember their file),
+    and the normalised path that identifies it in the include chain."""
+    state = read.state
+    name = include.get("file")
+    if name is None:
+        raise read.error(
+            MissingAttribute,
+            include,
+            "<include> needs a file attribute",
+            construct="include/@file",
+            suggestion='write <include file="other.xml"/>',
+        )
+    path = name if os.path.isabs(name) else os.path.join(state.context.base_dir, name)
+    key = os.path.normpath(os.path.abspath(path))
+    if key in state.included or key in chain:
+        raise read.error(
+            CyclicInclude if key in chain else DuplicateName,
+            include,
+            f"file {name!r} is already included (include chain: {' -> '.join(chain)})",
+            construct=name,
+            suggestion="include each file once",
+        )
+    state.included.add(key)
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        raise ResourceNotFound(
+            f"included file {name!r} cannot be read (include chain: {' -> '.join(chain)})",
+            tried=[path],
+            location=read.where(include),
+            construct=name,
+            suggestion="paths in <include> are relative to the main model's folder",
+        ) from None
+    document = parse_xml(data, path)
+    if document.root.tag != "mujoco":
+        raise MissingRootElement(
+            f"included file {name!r} must have <mujoco> as its top element",
+            location=Values(document).where(document.root),
+            construct=name,
+        )
+    document.pin_parents()
+    values = Values(document)
+    for node in document.root.iter():
+        state.owners[id(node)] = values
+    return document, key
+
+
+# -- compiler and defaults -----------------------------------------------------------------------
+def _compiler(read: Attributes, element: Element, settings: Compiler) -> None:
+    """Merge one <compiler> into the file's settings."""
+    a = element.attrib
+    if "angle" in a:
+        settings.degree = read.keyword(element, a, "angle", ("degree", "radian"), "degree") == "degree"
+    if "eulerseq" in a:
+        seq = a["eulerseq"]
+        read.require(
+            len(seq) == 3 and all(ch in "xyzXYZ" for ch in seq),
+            InvalidValue,
+            element,
+            f"eulerseq={seq!r} must be three letters from xyzXYZ",
+            construct="compiler/@eulerseq",
+            suggestion='for example eulerseq="xyz"',
+        )
+        settings.eulerseq = seq
+    for name in ("meshdir", "texturedir", "assetdir"):
+        if name in a:
+            setattr(settings, name, a[name])
+    for name in _COMPILER_FLAGS:
+        setattr(settings, name, read.boolean(element, a, name, getattr(settings, name)))
+    if "inertiafromgeom" in a:
+        settings.inertiafromgeom = read.keyword(element, a, "inertiafromgeom", ("false", "true", "auto"), "auto")
+    if "inertiagrouprange" in a:
+        low, high = read.floats(element, a, "inertiagrouprange", 2)
+        settings.inertiagrouprange = (int(low), int(high))
+    for name in ("boundmass", "boundinertia", "settotalmass"):
+        value = read.floats(element, a, name, 1)
+        if value is not None:
+            setattr(settings, name, value[0])
+
+
+def _default_class(read: Attributes, defaults: dict[str, DefaultClass], element: Element, parent: str | None) -> None:
+    """Resolve one <default> (and those nested in it) into plain attributes per element tag."""
+    name = element.get("class")
+    if parent is None:
+        name = name or "main"
+    elif name is None:
+        raise read.error(
+            MissingAttribute,
+            element,
+            "a nested <default> needs a class name",
+            construct="default/@class",
+            suggestion='write <default class="...">',
+        )
+    if parent is not None and name in defaults:
+        raise read.error(
+            DuplicateName,
+            element,
+            f"default class {name!r} is defined twice",
+            construct=name,
+            suggestion="give each default class its own name",
+        )
+    inherited = defaults.get(parent or "main", {}) if parent else defaults.get(name, {})
+    classes = {tag: dict(attrs) for tag, attrs in inherited.items()}
+    for child in element:
+        if child.tag == "default":
+            continue
+        tag = "general" if child.tag in ACTUATORS else child.tag
+        attributes = classes[tag] = merged(classes.get(tag, {}), child.attrib)
+        if child.tag in ACTUATORS and child.tag != "general":
+            attributes["_shortcut"] = child.tag
+    defaults[name] = classes
+    for child in element:
+        if child.tag == "default":
+            _default_class(read, defaults, child, name)
+
+
+# -- assets ---------------------------------------------------------------------------------------
+def asset_path(read: Attributes, file: str, kind: str) -> str:
+    """Where an asset file is: absolute, or below meshdir/texturedir (`kind`), assetdir or the main folder."""
+    compiler = read.scope.compiler
+    if compiler.strippath:
+        file = os.path.basename(file)
+    if os.path.isabs(file):
+        return file
+    folder = getattr(compiler, kind) or compiler.assetdir or ""
+    return os.path.join(read.state.context.base_dir, folder, file)
+
+
+def _assets(read: Attributes, scope: FileScope, element: Element) -> None:
+    for child in element:
+        tag = child.tag
+        if tag == "mesh":
+            _mesh(read, scope, child)
+        elif tag == "material":
+            attrs = read.defaulted(child, None)
+            rgba = read.floats(child, attrs, "rgba", 4, None)
+            name = attrs.get("name")
+            material = Material(
+                name=read.prefix + name if name else None,
+                color=np.array(rgba) if rgba else None,
+                texture=attrs.get("texture"),
+            )
+            if name is not None:  # geoms refer to materials by name: an unnamed one is never used
+                scope.materials[name] = material
+            if name:
+                scope.model_materials[read.prefix + name] = material
+        elif tag == "model":
+            _submodel(read, scope, child)
+        else:  # texture, hfield, skin, ...: kept as written
+            scope.extras.append(read.extra(child, None))
+
+
+def _mesh(read: Attributes, scope: FileScope, element: Element) -> None:
+    attrs = read.defaulted(element, None)
+    file = attrs.get("file")
+    name = attrs.get("name") or (os.path.splitext(os.path.basename(file))[0] if file else None)
+    if name is None:
+        raise read.error(
+            MissingAttribute,
+            element,
+            "a <mesh> without a file needs a name",
+            construct="mesh/@name",
+            suggestion='add name="..."',
+        )
+    read.unique(element, name, "mesh", scope.meshes)
+    path = asset_path(read, file, "meshdir") if file else None
+    scope.meshes[name] = MeshAsset(name, element, attrs, path, read)
+
+
+def _submodel(read: Attributes, scope: FileScope, element: Element) -> None:
+    """<asset><model name file>: a sub-model for <attach>, parsed now and read when attached."""
+    name, file = element.get("name"), element.get("file")
+    if not file:
+        raise read.error(
+            MissingAttribute,
+            element,
+            "<model> in <asset> needs a name and a file",
+            construct="model",
+            suggestion='write <model name="arm" file="arm.xml"/>',
+        )
+    path = asset_path(read, file, "assetdir")
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        raise ResourceNotFound(
+            f"model file {file!r} cannot be read", tried=[path], location=read.where(element), construct=file
+        ) from None
+    document = parse_xml(data, path)
+    scope.submodels[name or document.root.get("model") or ""] = document  # unnamed: the file's own model name

@@ -1,0 +1,193 @@
+"""The MJCF spec: a model as plain records, between the XML and `core.Model`.
+
+MuJoCo's compiler goes XML -> spec (``mjSpec``) -> compiled model; so does robodesc's MJCF reader.
+The spec stage (spec.py) writes these records: includes spliced, compiler settings and default
+classes applied, ``<frame>``s folded into the poses of what they hold, ``<replicate>`` expanded,
+``<attach>`` grafted, every value parsed, checked and in the units MuJoCo compiles it in. The
+build stage (build.py) turns them into a `core.Model` without looking at XML; the compile stage
+(compile.py) adds what MuJoCo's compiler computes (inertia, fusestatic, alignfree).
+
+The body tree keeps the document order: a body's `items` are its joints, geoms, sites, child
+bodies and elements kept as written, in the order the file has them (which is the order of
+`model.bodies`, `model.joints` and a body's shapes). A writer produces these records in reverse.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ...core.diagnostics import Diagnostic
+from ...core.errors import Location
+from ...core.geometry import Material
+from ...core.model import Extra
+from ...core.transforms import make_pose, matrix_to_quat, quat_to_matrix
+from .mesh_processing import ProcessedMesh
+
+
+@dataclass
+class Compiler:
+    """The merged `<compiler>` settings of one file, with MuJoCo's defaults."""
+
+    degree: bool = True
+    eulerseq: str = "xyz"
+    meshdir: str | None = None
+    texturedir: str | None = None
+    assetdir: str | None = None
+    autolimits: bool = True
+    inertiafromgeom: str = "auto"
+    inertiagrouprange: tuple[int, int] = (0, 5)
+    boundmass: float = 0.0
+    boundinertia: float = 0.0
+    settotalmass: float = -1.0
+    balanceinertia: bool = False
+    alignfree: bool = False
+    discardvisual: bool = False
+    fusestatic: bool = False
+    strippath: bool = False
+    fitaabb: bool = False
+
+    def angle(self, value: float) -> float:
+        """An angle as written (degrees or radians, as `angle` says), in radians."""
+        return math.radians(value) if self.degree else value
+
+
+#: A part of a body's mass: (mass, position, orientation (w, x, y, z), principal moments) in the body.
+MassPart = tuple[float, np.ndarray, np.ndarray, np.ndarray]
+
+
+@dataclass
+class Principal:
+    """Inertia as MuJoCo stores it: mass, frame (ipos, iquat) in the body, principal moments."""
+
+    mass: float
+    pos: np.ndarray
+    quat: np.ndarray
+    moments: np.ndarray
+
+    def part(self, pose: np.ndarray) -> MassPart:
+        """This inertia as a (mass, pos, quat, moments) part in the frame where the body sits at `pose`."""
+        frame = pose @ make_pose(quat_to_matrix(self.quat), self.pos)
+        return self.mass, frame[:3, 3], matrix_to_quat(frame[:3, :3]), self.moments
+
+
+@dataclass
+class JointSpec:
+    """A ``<joint>`` or ``<freejoint>``; positions and directions in its body's frame."""
+
+    name: str
+    kind: str  # "free", "ball", "slide" or "hinge"
+    anchor: np.ndarray
+    axis: np.ndarray  # of unit length (z where a ball joint has none)
+    limits: tuple[float, float] | None  # radians or metres; None when not limited
+    reference: float  # ref of a hinge (radians) or slide (metres)
+    spring_reference: float
+    damping: float
+    friction: float
+    stiffness: float
+    armature: float
+    attributes: dict[str, str]  # as in force (defaults applied), without name and class
+    location: Location
+
+
+@dataclass
+class MeshShape:
+    """What a mesh geom draws: the asset, its file and the frame its vertices are written in."""
+
+    asset: str
+    uri: str
+    scale: list[float]
+    reference: np.ndarray  # the pose (refpos, refquat) of the file's frame in the mesh frame
+    path: str | None  # the file if it exists
+    tried: list[str]
+    asset_location: Location
+    processed: Callable[[], ProcessedMesh]  # the mesh as MuJoCo processes it, read on first call
+
+
+@dataclass
+class GeomSpec:
+    """A ``<geom>``: its shape, where it sits in its body, and what its mass comes from."""
+
+    kind: str  # plane, hfield, sphere, capsule, ellipsoid, cylinder, box, mesh or sdf
+    size: list[float]  # as MuJoCo compiles it (fromto and mesh fitting applied)
+    pose: np.ndarray
+    name: str | None
+    mass: float | None
+    density: float
+    group: int
+    contype: int
+    conaffinity: int
+    shell: bool  # shellinertia
+    drawn: bool  # a visual too (MuJoCo's default groups, or never colliding; not discarded)
+    material: Material | None
+    hfield: str | None
+    mesh: MeshShape | None  # for mesh and sdf geoms
+    location: Location
+
+
+@dataclass
+class SiteSpec:
+    """A named ``<site>``: a frame of its body."""
+
+    name: str
+    pose: np.ndarray
+    attributes: dict[str, str]  # as in force, without name
+    location: Location
+
+
+@dataclass
+class BodySpec:
+    """A ``<body>`` (or the world body) and what it holds, in document order."""
+
+    name: str
+    pose: np.ndarray  # in the parent body: enclosing frames, replicate copies and attachment applied
+    written: np.ndarray | None  # the pose written on the <body> alone (None for the world)
+    location: Location
+    inertial: Principal | None = None  # an <inertial>, in principal form
+    items: list[BodyItem] = field(default_factory=list)
+
+
+#: What a body holds; an `Extra` is an element kept as written (camera, light, unnamed site, ...).
+BodyItem = BodySpec | JointSpec | GeomSpec | SiteSpec | Extra
+
+
+@dataclass
+class EqualitySpec:
+    tag: str  # joint, connect, weld, ...
+    attributes: dict[str, str]  # defaults applied
+    coefficients: tuple[float, ...] | None  # polycoef of a joint equality, completed with MuJoCo's defaults
+    location: Location
+
+
+@dataclass
+class ActuatorSpec:
+    tag: str  # general, motor, position, ...
+    attributes: dict[str, str]  # defaults applied
+    gear: list[float]
+    location: Location
+
+
+@dataclass
+class KeyframeSpec:
+    name: str
+    qpos: list[float]  # at most the model's qpos size (MuJoCo completes it with qpos0)
+
+
+@dataclass
+class ModelSpec:
+    """A whole model as the spec stage leaves it."""
+
+    name: str
+    source: str | None
+    compiler: Compiler  # the main file's: the settings the compile stage applies
+    world: BodySpec
+    materials: dict[str, Material] = field(default_factory=dict)
+    equalities: list[EqualitySpec] = field(default_factory=list)
+    actuators: list[ActuatorSpec] = field(default_factory=list)
+    keyframes: list[KeyframeSpec] = field(default_factory=list)
+    extras: list[Extra] = field(default_factory=list)  # model-level elements kept as written
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    referenced: set[str | None] = field(default_factory=set)  # names the model's sections use (for fusestatic)

@@ -1,0 +1,71 @@
+"""What one MJCF load shares across its files and stages.
+
+Two kinds of state run through the stages (reader.py):
+
+* `FileScope`, one per file read: the file's tree with its includes spliced in, its compiler
+  settings, its default classes and its assets. The main file has one; each sub-model an
+  ``<attach>`` grafts in has its own, because MuJoCo reads an attached model with the settings,
+  classes and assets of its own file.
+* `LoadState`, one per load: what the main file and every sub-model share, so that an attached
+  body lands in the same model and its names are checked against the same ones: the files already
+  included, which file each spliced element came from, the names taken so far, the unnamed-element
+  counter, the sub-models already prepared and the chain of attachments in progress (a cycle is an
+  error), and what the reader has to report once everything is read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ...core.diagnostics import Diagnostic, Severity
+from ...core.errors import Location
+from ...core.geometry import Material
+from ...core.model import Extra
+from ...core.resources import LoadContext
+from ..xml import Document, Values
+from .records import Compiler
+
+if TYPE_CHECKING:
+    from .mesh_assets import MeshAsset
+
+#: A default class: element tag -> its attributes (actuator shortcuts are kept under "general").
+DefaultClass = dict[str, dict[str, str]]
+
+
+@dataclass
+class FileScope:
+    """One MJCF file as prepared for reading its bodies (see prepare.py)."""
+
+    document: Document
+    values: Values
+    compiler: Compiler = field(default_factory=Compiler)
+    defaults: dict[str, DefaultClass] = field(default_factory=lambda: {"main": {}})
+    meshes: dict[str, MeshAsset] = field(default_factory=dict)
+    materials: dict[str, Material] = field(default_factory=dict)  # by name as written, for the file's geoms
+    submodels: dict[str, Document] = field(default_factory=dict)  # <asset><model>s, by name
+    model_materials: dict[str, Material] = field(default_factory=dict)  # named ones, by (prefixed) model name
+    extras: list[Extra] = field(default_factory=list)  # assets kept as written (textures, height fields, ...)
+
+
+@dataclass
+class LoadState:
+    """What the stages of one load, and every file read in it, share."""
+
+    context: LoadContext
+    owners: dict[int, Values] = field(default_factory=dict)  # spliced element id -> the Values of its file
+    included: set[str] = field(default_factory=set)  # every included file, once
+    prepared: dict[int, FileScope] = field(default_factory=dict)  # sub-model documents (by id) prepared
+    attaching: list[tuple[str, str | None]] = field(default_factory=list)  # (sub-model file, body), outermost first
+    body_names: set[str] = field(default_factory=lambda: {"world"})
+    joint_names: set[str] = field(default_factory=set)
+    site_names: set[str] = field(default_factory=set)
+    unnamed: int = 0  # elements named "<unnamed KIND N>" so far
+    #: class attributes MuJoCo ignores: (class, tag, kind, attributes) -> (element label, location)s
+    ignored: dict[tuple, list[tuple[str, Location]]] = field(default_factory=dict)
+    diagnostics: list[Diagnostic] = field(default_factory=list)  # noted while reading, in order
+
+    def diagnose(
+        self, severity: Severity, code: str, message: str, location: Location, suggestion: str | None = None
+    ) -> None:
+        self.diagnostics.append(Diagnostic(severity, code, message, location, suggestion))
