@@ -1,4 +1,5 @@
-"""robodesc.core is format-neutral: it must not import robodesc.formats or robodesc.plugins."""
+"""robodesc.core is format-neutral: it must not import robodesc.formats or robodesc.plugins. The MJCF
+reader's stages after the spec (build, compile) never read XML."""
 
 from __future__ import annotations
 
@@ -163,3 +164,57 @@ def test_the_sdf_parsed_form_stages_never_touch_xml(module):
     source = (SDF / f"{module}.py").read_text()
     names = [name for _, name in imported_modules(source, f"{SDF_PACKAGE}.{module}")]
     assert not [n for n in names if n.startswith(("robodesc.formats.xml", "xml"))], names
+
+
+# -- the stages of the MJCF reader ---------------------------------------------------------------
+# spec (XML -> records) -> build (records -> core.Model) -> compile (MuJoCo's compile steps): only
+# the spec stage reads XML; the records it writes are plain data.
+MJCF = "robodesc.formats.mjcf"
+SPEC_STAGE = tuple(f"{MJCF}.{name}" for name in ("spec", "prepare", "elements", "attributes", "mesh_assets", "state"))
+XML = ("robodesc.formats.xml", "xml", "defusedxml")
+
+
+def _matches(name: str, prefixes: tuple[str, ...]) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in prefixes)
+
+
+def _module_file(name: str) -> Path | None:
+    """The file of a robodesc module (not of a package, not of a name imported from a module)."""
+    path = PACKAGE_ROOT.parent.joinpath(*name.split(".")).with_suffix(".py")
+    return path if path.is_file() and name.startswith("robodesc.") else None
+
+
+def imports_reached(module: str) -> dict[str, str]:
+    """Every name imported by `module` and by the robodesc modules it imports, in turn: name -> importer."""
+    reached: dict[str, str] = {}
+    todo, seen = [module], {module}
+    while todo:
+        current = todo.pop()
+        path = _module_file(current)
+        assert path is not None, current
+        for _, name in imported_modules(path.read_text(), current):
+            reached.setdefault(name, current)
+            if name not in seen and _module_file(name) is not None:
+                seen.add(name)
+                todo.append(name)
+    return reached
+
+
+@pytest.mark.parametrize("stage", ["records", "build", "compile"])
+def test_mjcf_stages_after_the_spec_never_touch_xml(stage):
+    reached = imports_reached(f"{MJCF}.{stage}")
+    bad = [f"{importer} imports {name}" for name, importer in reached.items() if _matches(name, XML + SPEC_STAGE)]
+    assert not bad, f"the MJCF {stage} stage must not read XML or reach into the spec stage:\n" + "\n".join(bad)
+
+
+@pytest.mark.parametrize("module", SPEC_STAGE)
+def test_the_mjcf_spec_stage_never_reaches_into_later_stages(module):
+    later = (f"{MJCF}.build", f"{MJCF}.compile", f"{MJCF}.reader")
+    bad = [f"{importer} imports {name}" for name, importer in imports_reached(module).items() if _matches(name, later)]
+    assert not bad, "\n".join(bad)
+
+
+def test_the_stage_checker_follows_imports_into_other_modules():
+    reached = imports_reached(f"{MJCF}.spec")  # spec.py reads XML through attributes.py, among others
+    assert any(_matches(name, XML) for name in reached)
+    assert f"{MJCF}.attributes" in reached and f"{MJCF}.records" in reached
