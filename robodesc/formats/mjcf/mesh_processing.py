@@ -181,14 +181,6 @@ def process_mesh(
     total, full = _inertia_about(vert, com, mass_faces, inertia_mode)
     eigval, quat = eig3_mesh(full)
     _refuse_unphysical(eigval)
-    with np.errstate(invalid="ignore"):
-        boxsz = np.array(
-            [
-                0.5 * math.sqrt(max(6 * (eigval[1] + eigval[2] - eigval[0]) / total, 0.0)),
-                0.5 * math.sqrt(max(6 * (eigval[0] + eigval[2] - eigval[1]) / total, 0.0)),
-                0.5 * math.sqrt(max(6 * (eigval[0] + eigval[1] - eigval[2]) / total, 0.0)),
-            ]
-        )
     out = _in_principal_frame(vert, com, quat)
     return ProcessedMesh(
         vertices=out,
@@ -198,7 +190,7 @@ def process_mesh(
         com_offset=np.asarray(com, dtype=float).copy(),
         orientation=np.asarray(quat, dtype=float).copy(),
         principal_inertia=np.asarray(eigval, dtype=float).copy(),
-        inertia_box=boxsz,
+        inertia_box=_inertia_box(eigval, total),
         aabb=np.concatenate([out.min(axis=0), out.max(axis=0)]),
         inertia_mode=inertia_mode,
     )
@@ -357,6 +349,18 @@ def _refuse_unphysical(eigval: np.ndarray) -> None:
         or eigval[1] + eigval[2] < eigval[0] * (1.0 - _INEQ_RTOL) - _INEQ_ATOL
     ):
         raise ValueError("eigenvalues of mesh inertia violate A + B >= C")
+
+
+def _inertia_box(eigval: np.ndarray, total: float) -> np.ndarray:
+    """Half-sizes of the box with the mesh's principal moments per unit volume (MuJoCo's ``boxsz``)."""
+    with np.errstate(invalid="ignore"):
+        return np.array(
+            [
+                0.5 * math.sqrt(max(6 * (eigval[1] + eigval[2] - eigval[0]) / total, 0.0)),
+                0.5 * math.sqrt(max(6 * (eigval[0] + eigval[2] - eigval[1]) / total, 0.0)),
+                0.5 * math.sqrt(max(6 * (eigval[0] + eigval[1] - eigval[2]) / total, 0.0)),
+            ]
+        )
 
 
 def _in_principal_frame(vert: np.ndarray, com: np.ndarray, quat: np.ndarray) -> np.ndarray:

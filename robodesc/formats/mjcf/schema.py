@@ -7,7 +7,7 @@ element or broken presence constraint ("at most one of 'fovy', 'sensorsize' can 
 robodesc refuses the same files, so this module carries that table and a checker that walks a
 parsed tree the way MuJoCo does.
 
-The table below is MuJoCo 4.0.0's own, as its compiled library prints it (``mj_printSchema``);
+The table (schema_table.py) is MuJoCo 4.0.0's own, as its compiled library prints it (``mj_printSchema``);
 attribute names are sorted, ``(R)`` marks an element that may nest in itself (``<body>``,
 ``<default>``), ``(?)`` at most once per parent, ``(!)`` exactly once, ``(*)`` any number of
 times. The same tag means different things under different parents (a ``<joint>`` in a body, in
@@ -53,6 +53,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from types import MappingProxyType
 from typing import Any
 
+from .schema_table import MUJOCO_VERSION, TABLE
+
 __all__ = [
     "ANY",
     "BODY_READER_TAGS",
@@ -79,256 +81,6 @@ __all__ = [
     "validate",
 ]
 
-MUJOCO_VERSION = "4.0.0"
-
-# MuJoCo 4.0.0's schema table, in the layout `mj_printSchema` prints: one element per line,
-# indented two spaces per level, "tag (multiplicity) attribute...", long attribute lists
-# continued on deeper-indented lines. "body" is the row MuJoCo prints as "(world)body".
-_TABLE = """
-    mujoco (!) model
-      compiler (*) alignfree angle assetdir autolimits balanceinertia boundinertia boundmass conflict coordinate
-          discardvisual eulerseq fitaabb fusestatic inertiafromgeom inertiagrouprange meshdir passthrough
-          savecanonical savecompiled saveinertial settotalmass strippath texturedir usethread
-        lengthrange (?) accel interval inttotal maxforce mode timeconst timestep tolrange useexisting uselimit
-      option (*) actuatorgroupdisable ccd_iterations ccd_tolerance cone density gravity impratio integrator
-          iterations jacobian ls_iterations ls_tolerance magnetic noslip_iterations noslip_tolerance o_friction
-          o_margin o_solimp o_solref sdf_initpoints sdf_iterations sleep_tolerance solver timestep tolerance
-          viscosity wind
-        flag (?) actuation autoreset clampctrl constraint contact damper diagexact energy equality eulerdamp
-            filterparent frictionloss fwdinv gravity invdiscrete ipc island limit midphase multiccd nativeccd
-            override refsafe sensor sleep speculative spring warmstart
-      size (*) memory nconmax njmax nkey nstack nuser_actuator nuser_body nuser_cam nuser_geom nuser_jnt
-          nuser_sensor nuser_site nuser_tendon nuserdata
-      statistic (*) center extent meaninertia meanmass meansize
-      visual (*)
-        global (?) azimuth bvactive cameraid elevation ellipsoidinertia fovy glow ipd linewidth offheight offwidth
-            orthographic realtime
-        quality (?) numquads numslices numstacks offsamples shadowsize
-        headlight (?) active ambient diffuse specular
-        map (?) actuatortendon alpha fogend fogstart force haze shadowclip shadowscale stiffness stiffnessrot torque
-            zfar znear
-        scale (?) actuatorlength actuatorwidth camera com connect constraint contactheight contactwidth forcewidth
-            framelength framewidth frustum jointlength jointwidth light selectpoint slidercrank
-        rgba (?) actuator actuatornegative actuatorpositive bv bvactive camera com connect constraint contactforce
-            contactfriction contactgap contactpoint contacttorque crankbroken fog force frustum haze inertia joint
-            light rangefinder selectpoint slidercrank
-      default (R) class
-        mesh (?) inertia maxhullvert scale
-        texture (?) builtin colorspace embed gridlayout gridsize height hflip mark markrgb nchannel random rgb1 rgb2
-            type vflip width
-        material (?) emission metallic reflectance rgba roughness shininess specular texrepeat texture texuniform
-          layer (*) role texture
-        joint (?) actuatorfrclimited actuatorfrcrange actuatorgravcomp armature axis damping frictionloss group
-            limited margin pos range ref solimpfriction solimplimit solreffriction solreflimit springdamper
-            springref springyield stiffness type user
-        geom (?) adhesion axisangle castshadow conaffinity condim contype density euler fitscale fluidcoef
-            fluidshape friction fromto gap group hfield margin mass material mesh pos priority quat rgba
-            shellinertia size solimp solmix solref surfacevel type user xyaxes zaxis
-        site (?) axisangle euler fromto group material mesh pos quat rgba size type user xyaxes zaxis
-        camera (?) axisangle euler focal focalpixel fovy ipd mode output pos principal principalpixel projection
-            quat resolution sensorsize user xyaxes zaxis
-        light (?) active ambient attenuation bulbradius castshadow cutoff diffuse dir directional exponent intensity
-            mode pos range softness specular type
-        pair (?) adhesion condim friction gap margin solimp solref solreffriction
-        equality (?) active solimp solref
-        tendon (?) actuatorfrclimited actuatorfrcrange armature damping frictionloss group limited margin material
-            range rgba solimpfriction solimplimit solreffriction solreflimit springlength springyield stiffness user
-            width
-        general (?) actdim actearly actlimited actrange armature biasprm biastype cranklength ctrllimited ctrlrange
-            damping delay dynprm dyntype ffrange forcelimited forcerange gainprm gaintype gear group inheritrange
-            input interp nsample user velrange
-        motor (?) armature cranklength ctrllimited ctrlrange damping delay forcelimited forcerange gear group interp
-            nsample user
-        position (?) armature cranklength ctrllimited ctrlrange damping dampratio delay forcelimited forcerange gear
-            group inheritrange interp kp kv nsample timeconst user
-        velocity (?) armature cranklength ctrllimited ctrlrange damping delay forcelimited forcerange gear group
-            interp kv nsample user
-        intvelocity (?) actlimited actrange armature cranklength ctrllimited ctrlrange damping dampratio delay
-            forcelimited forcerange gear group inheritrange interp kp kv nsample user
-        orientation (?) ctrlrange dampratio delay forcelimited forcerange group input interp kp kv nsample user
-        pid (?) armature cranklength ctrllimited ctrlrange damping dampratio delay ffrange forcelimited forcerange
-            gear group imax inheritrange input interp ki kp kv nsample posrange slewmax user velrange
-        damper (?) armature cranklength ctrlrange damping delay forcelimited forcerange gear group interp kv nsample
-            user
-        cylinder (?) area armature bias cranklength ctrllimited ctrlrange damping delay diameter forcelimited
-            forcerange gear group interp nsample timeconst user
-        muscle (?) armature cranklength ctrllimited ctrlrange damping delay force forcelimited forcerange fpmax
-            fvmax gear group interp lmax lmin nsample range scale timeconst user vmax
-        adhesion (?) ctrlrange delay forcelimited forcerange gain group interp nsample user
-        dcmotor (?) armature cogging controller cranklength ctrllimited ctrlrange damping delay gear group
-            inductance input interp lugre motorconst nominal nsample resistance saturation thermal user
-      extension (*)
-        plugin (*) plugin
-          instance (*) name
-            config (*) key value
-      asset (*)
-        mesh (*) builtin class content_type face file inertia material maxhullvert name normal params refpos refquat
-            scale smoothnormal texcoord vertex
-          plugin (*) instance plugin
-            config (*) key value
-        hfield (*) content_type elevation file name ncol nrow size
-        skin (*) face file group inflate material name rgba texcoord vertex
-          bone (*) bindpos bindquat body vertid vertweight
-        texture (*) builtin class colorspace content_type embed file fileback filedown filefront fileleft fileright
-            fileup gridlayout gridsize height hflip mark markrgb name nchannel random rgb1 rgb2 type vflip width
-        material (*) class emission metallic name reflectance rgba roughness shininess specular texrepeat texture
-            texuniform
-          layer (*) role texture
-        model (*) content_type file name
-      body (R) axisangle childclass euler fuse gravcomp mocap name pos quat simple sleep user xyaxes zaxis
-        inertial (?) axisangle diaginertia euler fullinertia mass pos quat xyaxes zaxis
-        joint (*) actuatorfrclimited actuatorfrcrange actuatorgravcomp armature axis class damping frictionloss
-            group limited margin name pos range ref solimpfriction solimplimit solreffriction solreflimit
-            springdamper springref springyield stiffness type user
-        freejoint (*) align group name
-        geom (*) adhesion axisangle castshadow class conaffinity condim contype density euler fitscale fluidcoef
-            fluidshape friction fromto gap group hfield margin mass material mesh name pos priority quat rgba
-            shellinertia size solimp solmix solref surfacevel type user xyaxes zaxis
-          plugin (*) instance plugin
-            config (*) key value
-        attach (*) body frame model prefix
-        site (*) axisangle class euler fromto group material mesh name pos quat rgba size type user xyaxes zaxis
-        camera (*) axisangle class euler focal focalpixel fovy ipd mode name output pos principal principalpixel
-            projection quat resolution sensorsize target user xyaxes zaxis
-        light (*) active ambient attenuation bulbradius castshadow class cutoff diffuse dir directional exponent
-            intensity mode name pos range softness specular target texture type
-        plugin (*) instance plugin
-          config (*) key value
-        flexcomp (*) axisangle cellcount count dim dof element euler file flatskin group inertiabox mass material
-            mesh name origin point pos quat radius rgba rigid scale spacing texcoord type xyaxes zaxis
-          edge (?) damping equality solimp solref stiffness
-          elasticity (?) damping elastic2d poisson section sectionsize shear thickness yield young
-          contact (?) activelayers conaffinity condim contype friction gap margin passive priority selfcollide
-              solimp solmix solref
-          pin (*) grid gridrange id range
-          plugin (*) instance plugin
-            config (*) key value
-      deformable (*)
-        flex (*) body cellcount dim dof element elemtexcoord flatskin group material name node nodecoord radius rgba
-            texcoord vertex
-          contact (?) activelayers conaffinity condim contype friction gap margin passive priority selfcollide
-              solimp solmix solref
-          edge (?) damping stiffness
-          elasticity (?) damping elastic2d poisson section sectionsize shear thickness yield young
-        skin (*) face file group inflate material name rgba texcoord vertex
-          bone (*) bindpos bindquat body vertid vertweight
-      contact (*)
-        pair (*) adhesion class condim friction gap geom1 geom2 margin name solimp solref solreffriction
-        exclude (*) body1 body2 name
-      tendon (*)
-        spatial (*) actuatorfrclimited actuatorfrcrange armature class damping frictionloss group limited margin
-            material name range rgba solimpfriction solimplimit solreffriction solreflimit springlength springyield
-            stiffness user width
-          site (*) site
-          geom (*) geom sidesite
-          pulley (*) divisor
-        fixed (*) actuatorfrclimited actuatorfrcrange armature class damping frictionloss group limited margin name
-            range solimpfriction solimplimit solreffriction solreflimit springlength springyield stiffness user
-          joint (*) coef joint
-      equality (*)
-        connect (*) active anchor body1 body2 class name site1 site2 solimp solref
-        weld (*) active anchor body1 body2 class name relpose site1 site2 solimp solref torquescale
-        joint (*) active class joint1 joint2 name polycoef solimp solref
-        tendon (*) active class name polycoef solimp solref tendon1 tendon2
-        flex (*) active class flex name solimp solref
-        flexstrain (*) active cell class flex name solimp solref
-      actuator (*)
-        general (*) actdim actearly actlimited actrange armature biasprm biastype body class cranklength cranksite
-            ctrllimited ctrlrange damping delay dynprm dyntype ffrange forcelimited forcerange gainprm gaintype gear
-            group inheritrange input interp joint jointinparent lengthrange name nsample refsite site slidersite
-            tendon user velrange
-        motor (*) armature class cranklength cranksite ctrllimited ctrlrange damping delay forcelimited forcerange
-            gear group interp joint jointinparent lengthrange name nsample refsite site slidersite tendon user
-        position (*) armature class cranklength cranksite ctrllimited ctrlrange damping dampratio delay forcelimited
-            forcerange gear group inheritrange interp joint jointinparent kp kv lengthrange name nsample refsite
-            site slidersite tendon timeconst user
-        velocity (*) armature class cranklength cranksite ctrllimited ctrlrange damping delay forcelimited
-            forcerange gear group interp joint jointinparent kv lengthrange name nsample refsite site slidersite
-            tendon user
-        intvelocity (*) actlimited actrange armature class cranklength cranksite ctrllimited ctrlrange damping
-            dampratio delay forcelimited forcerange gear group inheritrange interp joint jointinparent kp kv
-            lengthrange name nsample refsite site slidersite tendon user
-        orientation (*) class ctrlrange dampratio delay forcelimited forcerange group input interp joint kp kv name
-            nsample refsite site user
-        pid (*) armature class cranklength cranksite ctrllimited ctrlrange damping dampratio delay ffrange
-            forcelimited forcerange gear group imax inheritrange input interp joint jointinparent ki kp kv
-            lengthrange name nsample posrange refsite site slewmax slidersite tendon user velrange
-        damper (*) armature class cranklength cranksite ctrlrange damping delay forcelimited forcerange gear group
-            interp joint jointinparent kv lengthrange name nsample refsite site slidersite tendon user
-        cylinder (*) area armature bias class cranklength cranksite ctrllimited ctrlrange damping delay diameter
-            forcelimited forcerange gear group interp joint jointinparent lengthrange name nsample refsite site
-            slidersite tendon timeconst user
-        muscle (*) armature class cranklength cranksite ctrllimited ctrlrange damping delay force forcelimited
-            forcerange fpmax fvmax gear group interp joint jointinparent lengthrange lmax lmin name nsample range
-            scale slidersite tausmooth tendon timeconst user vmax
-        adhesion (*) body class ctrlrange delay forcelimited forcerange gain group interp name nsample user
-        dcmotor (*) armature class cogging controller cranklength cranksite ctrllimited ctrlrange damping delay gear
-            group inductance input interp joint jointinparent lengthrange lugre motorconst name nominal nsample
-            refsite resistance saturation site slidersite tendon thermal user
-        plugin (*) actdim actearly actlimited actrange armature class cranklength cranksite ctrllimited ctrlrange
-            damping delay dynprm dyntype forcelimited forcerange gear group instance interp joint jointinparent
-            lengthrange name nsample plugin site slidersite tendon user
-          config (*) key value
-      sensor (*)
-        touch (*) cutoff delay interp interval name noise nsample site user
-        accelerometer (*) cutoff delay interp interval name noise nsample site user
-        velocimeter (*) cutoff delay interp interval name noise nsample site user
-        gyro (*) cutoff delay interp interval name noise nsample site user
-        force (*) cutoff delay interp interval name noise nsample site user
-        torque (*) cutoff delay interp interval name noise nsample site user
-        magnetometer (*) cutoff delay interp interval name noise nsample site user
-        camprojection (*) camera cutoff delay interp interval name noise nsample site user
-        rangefinder (*) camera cutoff data delay interp interval name noise nsample site user
-        jointpos (*) cutoff delay interp interval joint name noise nsample user
-        jointvel (*) cutoff delay interp interval joint name noise nsample user
-        tendonpos (*) cutoff delay interp interval name noise nsample tendon user
-        tendonvel (*) cutoff delay interp interval name noise nsample tendon user
-        actuatorpos (*) actuator cutoff delay interp interval name noise nsample user
-        actuatorvel (*) actuator cutoff delay interp interval name noise nsample user
-        actuatorfrc (*) actuator cutoff delay interp interval name noise nsample user
-        jointactuatorfrc (*) cutoff delay interp interval joint name noise nsample user
-        tendonactuatorfrc (*) cutoff delay interp interval name noise nsample tendon user
-        ballquat (*) cutoff delay interp interval joint name noise nsample user
-        ballangvel (*) cutoff delay interp interval joint name noise nsample user
-        jointlimitpos (*) cutoff delay interp interval joint name noise nsample user
-        jointlimitvel (*) cutoff delay interp interval joint name noise nsample user
-        jointlimitfrc (*) cutoff delay interp interval joint name noise nsample user
-        tendonlimitpos (*) cutoff delay interp interval name noise nsample tendon user
-        tendonlimitvel (*) cutoff delay interp interval name noise nsample tendon user
-        tendonlimitfrc (*) cutoff delay interp interval name noise nsample tendon user
-        framepos (*) cutoff delay interp interval name noise nsample objname objtype refname reftype user
-        framequat (*) cutoff delay interp interval name noise nsample objname objtype refname reftype user
-        framexaxis (*) cutoff delay interp interval name noise nsample objname objtype refname reftype user
-        frameyaxis (*) cutoff delay interp interval name noise nsample objname objtype refname reftype user
-        framezaxis (*) cutoff delay interp interval name noise nsample objname objtype refname reftype user
-        framelinvel (*) cutoff delay interp interval name noise nsample objname objtype refname reftype user
-        frameangvel (*) cutoff delay interp interval name noise nsample objname objtype refname reftype user
-        framelinacc (*) cutoff delay interp interval name noise nsample objname objtype user
-        frameangacc (*) cutoff delay interp interval name noise nsample objname objtype user
-        subtreecom (*) body cutoff delay interp interval name noise nsample user
-        subtreelinvel (*) body cutoff delay interp interval name noise nsample user
-        subtreeangmom (*) body cutoff delay interp interval name noise nsample user
-        insidesite (*) cutoff delay enclosed interp interval name noise nsample objname objtype site user
-        distance (*) body1 body2 cutoff delay geom1 geom2 interp interval name noise nsample user
-        normal (*) body1 body2 cutoff delay geom1 geom2 interp interval name noise nsample user
-        fromto (*) body1 body2 cutoff delay geom1 geom2 interp interval name noise nsample user
-        contact (*) body1 body2 cutoff data delay geom1 geom2 interp interval name noise nsample num reduce site
-            subtree1 subtree2 user
-        e_potential (*) cutoff delay interp interval name noise nsample user
-        e_kinetic (*) cutoff delay interp interval name noise nsample user
-        clock (*) cutoff delay interp interval name noise nsample user
-        tactile (*) cutoff delay geom interp interval mesh name nsample user
-        user (*) cutoff datatype dim name needstage noise objname objtype user
-        plugin (*) cutoff instance name objname objtype plugin refname reftype user
-          config (*) key value
-      custom (*)
-        numeric (*) data name size
-        text (*) data name
-        tuple (*) name
-          element (*) objname objtype prm
-      keyframe (*)
-        key (*) act ctrl mpos mquat name plastic qpos qvel time
-"""
 
 # Attributes MuJoCo's reader takes from a <frame> / <replicate> (``mjXReader::Body``; ``class`` is
 # read for every element there). MuJoCo does not check them: they are used only with strict=True.
@@ -605,17 +357,6 @@ ANY = ElementSchema("*", "*", "*", None, None, note="not checked by MuJoCo: anyt
 def _build(raw: dict[str, Any], strict: bool) -> tuple[ElementSchema, dict[str, ElementSchema]]:
     """The node tree for the whole table, and every node by its canonical path."""
     nodes: dict[str, ElementSchema] = {}
-
-    def plain(row: dict[str, Any], path: str) -> ElementSchema:
-        children: dict[str, ElementSchema] = {}
-        node = ElementSchema(row["tag"], path, row["occurs"], frozenset(row["attrs"]), children)
-        nodes[path] = node
-        for sub in row["children"]:
-            children[sub["tag"]] = plain(sub, f"{path}/{sub['tag']}")
-        if row["occurs"] == "R":
-            children[row["tag"]] = node
-        return node
-
     top_children: dict[str, ElementSchema] = {}
     top = ElementSchema("mujoco", "mujoco", raw["occurs"], frozenset(raw["attrs"]), top_children)
     nodes["mujoco"] = top
@@ -624,20 +365,59 @@ def _build(raw: dict[str, Any], strict: bool) -> tuple[ElementSchema, dict[str, 
         if sub["tag"] == "body":
             body_row = sub
             continue
-        top_children[sub["tag"]] = plain(sub, f"mujoco/{sub['tag']}")
+        top_children[sub["tag"]] = _plain(sub, f"mujoco/{sub['tag']}", nodes)
     assert body_row is not None
+    worldbody, body = _BodyFamily(body_row, nodes, strict).build()
+    top_children["worldbody"] = worldbody
+    # <body>, <frame>, <replicate> right under <mujoco> match the body row (and are then ignored)
+    for tag in _BODY_FAMILY:
+        top_children[tag] = body
+    return top, nodes
 
-    # children of a body that are not themselves bodies: one node each, shared by every body
-    leaves = {sub["tag"]: plain(sub, f"mujoco/worldbody/body/{sub['tag']}") for sub in body_row["children"]}
-    body_attrs = frozenset(body_row["attrs"])
 
-    # The body family: (role, in world body, directly in a replicate, checked) -> node, filled
-    # breadth-first so that each node's path is the shortest way to reach it.
-    family: dict[tuple[str, bool, bool, bool], ElementSchema] = {}
-    queue: deque[tuple[tuple[str, bool, bool, bool], ElementSchema]] = deque()
+def _plain(row: dict[str, Any], path: str, nodes: dict[str, ElementSchema]) -> ElementSchema:
+    """The node of a table row and the nodes below it, each recorded in `nodes` by its path."""
+    children: dict[str, ElementSchema] = {}
+    node = ElementSchema(row["tag"], path, row["occurs"], frozenset(row["attrs"]), children)
+    nodes[path] = node
+    for sub in row["children"]:
+        children[sub["tag"]] = _plain(sub, f"{path}/{sub['tag']}", nodes)
+    if row["occurs"] == "R":
+        children[row["tag"]] = node
+    return node
 
-    def member(key: tuple[str, bool, bool, bool], path: str) -> ElementSchema:
-        node = family.get(key)
+
+#: A node of the body family: (role, in world body, directly in a replicate, checked).
+_FamilyKey = tuple[str, bool, bool, bool]
+
+
+class _BodyFamily:
+    """The nodes of <worldbody>, <body>, <frame> and <replicate>: one per role and context (in the
+    world body or not, directly in a replicate or not, checked or not), filled breadth-first so that
+    each node's path is the shortest way to reach it."""
+
+    def __init__(self, body_row: dict[str, Any], nodes: dict[str, ElementSchema], strict: bool) -> None:
+        self.nodes = nodes
+        self.strict = strict
+        # children of a body that are not themselves bodies: one node each, shared by every body
+        self.leaves = {
+            sub["tag"]: _plain(sub, f"mujoco/worldbody/body/{sub['tag']}", nodes) for sub in body_row["children"]
+        }
+        self.body_attrs = frozenset(body_row["attrs"])
+        self.family: dict[_FamilyKey, ElementSchema] = {}
+        self.queue: deque[tuple[_FamilyKey, ElementSchema]] = deque()
+
+    def build(self) -> tuple[ElementSchema, ElementSchema]:
+        """The <worldbody> node and the node of a <body> in it."""
+        worldbody = self.member(("worldbody", True, False, True), "mujoco/worldbody")
+        worldbody.reader_attributes = self.body_attrs
+        body = self.member(("body", False, False, True), "mujoco/worldbody/body")
+        while self.queue:
+            self.fill(*self.queue.popleft())
+        return worldbody, body
+
+    def member(self, key: _FamilyKey, path: str) -> ElementSchema:
+        node = self.family.get(key)
         if node is None:
             role, _world, _replicate, checked = key
             attrs: frozenset[str] | None
@@ -650,14 +430,14 @@ def _build(raw: dict[str, Any], strict: bool) -> tuple[ElementSchema, dict[str, 
             elif role == "replicate":
                 attrs, note = REPLICATE_ATTRIBUTES, "strict: MuJoCo itself does not check <replicate>"
             else:
-                attrs, note = body_attrs, None
+                attrs, note = self.body_attrs, None
             node = ElementSchema(role, path, "R" if role in ("body", "worldbody") else "*", attrs, {}, note=note)
-            family[key] = node
-            nodes.setdefault(path, node)
-            queue.append((key, node))
+            self.family[key] = node
+            self.nodes.setdefault(path, node)
+            self.queue.append((key, node))
         return node
 
-    def fill(key: tuple[str, bool, bool, bool], node: ElementSchema) -> None:
+    def fill(self, key: _FamilyKey, node: ElementSchema) -> None:
         role, world, replicate, checked = key
         forbidden = dict(_WORLD_FORBIDDEN) if world else {}
         if replicate:
@@ -665,31 +445,20 @@ def _build(raw: dict[str, Any], strict: bool) -> tuple[ElementSchema, dict[str, 
         node.forbidden = MappingProxyType(forbidden)
         path = node.path
         assert node.children is not None
-        for tag, leaf in leaves.items():  # forbidden ones too: MuJoCo's schema check still looks at them
+        for tag, leaf in self.leaves.items():  # forbidden ones too: MuJoCo's schema check still looks at them
             if checked:
                 node.children[tag] = leaf
             elif tag in BODY_READER_TAGS:
                 node.children[tag] = ANY
         # a checked node checks the bodies in it; frames and replicates are checked only when
         # strict, and whatever sits in an unchecked node is unchecked too
-        framed = checked and strict
-        node.children["body"] = member(("body", False, False, checked), f"{path}/body")
-        node.children["frame"] = member(("frame", world, replicate, framed), f"{path}/frame")
-        node.children["replicate"] = member(("replicate", False, True, framed), f"{path}/replicate")
-
-    worldbody = member(("worldbody", True, False, True), "mujoco/worldbody")
-    worldbody.reader_attributes = body_attrs
-    body = member(("body", False, False, True), "mujoco/worldbody/body")
-    while queue:
-        fill(*queue.popleft())
-    top_children["worldbody"] = worldbody
-    # <body>, <frame>, <replicate> right under <mujoco> match the body row (and are then ignored)
-    for tag in _BODY_FAMILY:
-        top_children[tag] = body
-    return top, nodes
+        framed = checked and self.strict
+        node.children["body"] = self.member(("body", False, False, checked), f"{path}/body")
+        node.children["frame"] = self.member(("frame", world, replicate, framed), f"{path}/frame")
+        node.children["replicate"] = self.member(("replicate", False, True, framed), f"{path}/replicate")
 
 
-_RAW_TABLE = _parse_table(_TABLE)
+_RAW_TABLE = _parse_table(TABLE)
 ROOT, _NODES = _build(_RAW_TABLE, strict=False)
 STRICT_ROOT, _STRICT_NODES = _build(_RAW_TABLE, strict=True)
 for _path, _specs in CONSTRAINTS.items():
