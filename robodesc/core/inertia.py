@@ -20,10 +20,11 @@ import numpy as np
 
 from .transforms import VectorLike
 
-__all__ = ["PRIMITIVES", "primitive_inertia", "primitive_volume"]
+__all__ = ["PRIMITIVES", "PRIMITIVE_SIZES", "primitive_inertia", "primitive_volume"]
 
-#: The shapes these formulas cover.
-PRIMITIVES = ("sphere", "capsule", "cylinder", "ellipsoid", "box")
+#: The shapes these formulas cover, each with how many sizes it takes.
+PRIMITIVE_SIZES = {"sphere": 1, "capsule": 2, "cylinder": 2, "ellipsoid": 3, "box": 3}
+PRIMITIVES = tuple(PRIMITIVE_SIZES)
 
 #: Thomsen's exponent for the surface area of an ellipsoid (an approximation, as MuJoCo uses it).
 _THOMSEN_P = 1.6075

@@ -38,14 +38,14 @@ from collections.abc import Iterable
 from ...core.diagnostics import Diagnostic, Severity
 from ...core.errors import Location
 from ...core.geometry import Mesh
+from ...core.inertia import PRIMITIVES
 from ...core.model import Model
 from . import inertia
-from .inertia import MalformedMeshFile, MeshFileError, UnsupportedMeshFileType
+from .attributes import ORIENTATIONS
+from .meshfiles import MalformedMeshFile, MeshFileError, UnsupportedMeshFileType
 
 #: Geom and site types that fromto can place.
 FROMTO_KINDS = ("capsule", "cylinder", "box", "ellipsoid")
-_PRIMITIVES = ("sphere", "capsule", "cylinder", "ellipsoid", "box")
-_ORIENTATIONS = ("quat", "axisangle", "euler", "xyaxes", "zaxis")
 #: Joint attributes MuJoCo ignores, per joint type, and why.
 _JOINT_IGNORES = {
     "free": (
@@ -75,7 +75,7 @@ def ignored_class_attributes(tag: str, kind: str, attrs: dict[str, str], inherit
     if tag == "joint" and kind in _JOINT_IGNORES:
         rules.append(_JOINT_IGNORES[kind])
     elif tag in ("geom", "site"):
-        fitted = tag == "geom" and kind in _PRIMITIVES and bool(attrs.get("mesh"))
+        fitted = tag == "geom" and kind in PRIMITIVES and bool(attrs.get("mesh"))
         if tag == "geom" and kind in ("mesh", "sdf", "hfield"):
             rules.append((("size",), f"the {'height field' if kind == 'hfield' else 'mesh'} sets the size"))
         elif fitted:
@@ -83,7 +83,7 @@ def ignored_class_attributes(tag: str, kind: str, attrs: dict[str, str], inherit
         if tag == "geom" and not fitted:
             rules.append((("fitscale",), "there is no mesh to fit"))
         if kind in FROMTO_KINDS and (attrs.get("fromto") or "").strip():
-            rules.append((_ORIENTATIONS, "fromto sets the orientation"))
+            rules.append((ORIENTATIONS, "fromto sets the orientation"))
     return {name: why for names, why in rules for name in names if name in inherited}
 
 

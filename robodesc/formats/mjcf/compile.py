@@ -19,13 +19,12 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ...core.errors import InvalidValue, UnresolvedReference, did_you_mean
+from ...core.inertia import PRIMITIVES
 from ...core.model import Body, Inertial, JointType, Model
 from ...core.transforms import IDENTITY, invert_pose, make_pose, matrix_to_quat, quat_to_matrix
 from . import inertia as mass_properties
 from .mujoco_math import MJ_MINVAL
 from .records import BodySpec, Compiler, GeomSpec, JointSpec, MassPart, ModelSpec, Principal
-
-_PRIMITIVES = ("sphere", "capsule", "cylinder", "ellipsoid", "box")
 
 
 @dataclass
@@ -194,7 +193,7 @@ def _geom_mass(geom: GeomSpec) -> MassPart | None:
     """(mass, pos, quat, principal moments) of one geom's inertia in body coordinates, or None
     for a massless geom (planes, height fields, zero mass)."""
     try:
-        if geom.kind in _PRIMITIVES:
+        if geom.kind in PRIMITIVES:
             pose = geom.pose
             with np.errstate(over="ignore", invalid="ignore"):  # huge sizes or masses: refused once combined
                 mass, tensor = mass_properties.primitive_mass_properties(

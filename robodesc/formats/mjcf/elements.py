@@ -17,6 +17,7 @@ import numpy as np
 from ...core.diagnostics import Severity
 from ...core.errors import InvalidValue, MissingAttribute
 from ...core.geometry import Material
+from ...core.inertia import PRIMITIVE_SIZES, PRIMITIVES
 from ...core.transforms import make_pose, quat_between, quat_to_matrix
 from ..xml import Element
 from . import inertia as mass_properties
@@ -27,10 +28,7 @@ from .mujoco_math import MJ_MINVAL
 from .records import GeomSpec, JointSpec, MeshShape, Principal, SiteSpec
 
 GEOM_TYPES = ("plane", "hfield", "sphere", "capsule", "ellipsoid", "cylinder", "box", "mesh", "sdf")
-PRIMITIVES = ("sphere", "capsule", "cylinder", "ellipsoid", "box")
 JOINT_TYPES = ("free", "ball", "slide", "hinge")
-#: How many positive sizes each primitive geom type needs.
-_SIZES_NEEDED = {"sphere": 1, "capsule": 2, "cylinder": 2, "ellipsoid": 3, "box": 3}
 _Z = (0.0, 0.0, 1.0)
 
 
@@ -222,7 +220,7 @@ def read_geom(read: Attributes, element: Element, frame: np.ndarray, active: str
     density = read.floats(element, attrs, "density", 1, [1000.0])[0]
     mass = read.floats(element, attrs, "mass", 1, None)
     shell = read.boolean(element, attrs, "shellinertia", False)
-    if kind in _SIZES_NEEDED:
+    if kind in PRIMITIVE_SIZES:
         _check_size(read, element, kind, size)
     mesh = _mesh_shape(read, asset) if asset is not None and kind in ("mesh", "sdf") else None
     collides = bool(contype or conaffinity)
@@ -282,7 +280,7 @@ def _fitted(
 
 def _check_size(read: Attributes, element: Element, kind: str, size: list[float]) -> None:
     """A primitive needs its sizes, all positive."""
-    count = _SIZES_NEEDED[kind]
+    count = PRIMITIVE_SIZES[kind]
     if len(size) < count or any(s <= 0 for s in size[:count]):
         raise read.error(
             InvalidValue,

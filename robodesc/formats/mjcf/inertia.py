@@ -38,8 +38,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...core.inertia import PRIMITIVE_SIZES, primitive_inertia
 from ...core.inertia import PRIMITIVES as PRIMITIVE_KINDS
-from ...core.inertia import primitive_inertia
 from ...core.inertia import primitive_volume as _volume
 from ...core.transforms import VectorLike
 from .hull import convex_hull
@@ -101,7 +101,7 @@ __all__ = [
 def _check_kind_size(kind: str, size: VectorLike) -> np.ndarray:
     if kind not in PRIMITIVE_KINDS:
         raise ValueError(f"unsupported primitive geom type {kind!r}; expected one of {', '.join(PRIMITIVE_KINDS)}")
-    need = {"sphere": 1, "capsule": 2, "cylinder": 2, "ellipsoid": 3, "box": 3}[kind]
+    need = PRIMITIVE_SIZES[kind]
     s = np.asarray(size, dtype=float).reshape(-1)
     if s.size < need:
         raise ValueError(f"{kind} geom needs {need} size value(s), got {s.size}")

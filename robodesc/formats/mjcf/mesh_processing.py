@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...core.inertia import PRIMITIVES
 from ...core.transforms import VectorLike
 from .hull import convex_hull
 from .mujoco_math import MJ_MINVAL, eig3_mesh, frame_accumulate, geom_mass, normvec, quat_to_mat, seqsum
@@ -29,8 +30,6 @@ __all__ = [
 ]
 
 MESH_INERTIA_MODES = ("legacy", "convex", "exact", "shell")
-#: The primitives a mesh can be fitted to.
-_FITTED_KINDS = ("sphere", "capsule", "cylinder", "ellipsoid", "box")
 #: Mesh vertex coordinates beyond this (in either direction, once scaled) are refused: the volume and
 #: inertia, which grow with their fifth power, would overflow. (MuJoCo computes infinities and NaNs.)
 _MAX_COORDINATE = 1e30
@@ -429,8 +428,8 @@ def fit_primitive_to_mesh(
     inertial frame) is ``frame_accumulate(geom_pos, geom_quat, offset_pos, offset_quat)``.
     The mass properties are then those of the primitive (:func:`primitive_mass_properties`).
     """
-    if kind not in _FITTED_KINDS:
-        raise ValueError(f"invalid geom type {kind!r} in fitting mesh; expected one of {', '.join(_FITTED_KINDS)}")
+    if kind not in PRIMITIVES:
+        raise ValueError(f"invalid geom type {kind!r} in fitting mesh; expected one of {', '.join(PRIMITIVES)}")
     size = np.zeros(3)
     pos = np.asarray(mesh.com_offset, dtype=float).copy()
     if not fitaabb:

@@ -13,9 +13,10 @@ reader, one module per stage:
 3. compile (compile.py): what MuJoCo's compiler computes: fusestatic, inertia from geoms, bounds
    and settotalmass, alignfree; then the references are checked.
 
-The stages share one `LoadState` (state.py): an attached sub-model is read with its own file's
-settings but into the same spec, names and counters. The model a user gets has no inheritance
-left in it: every value is the one MuJoCo would use.
+The spec stage reads every file with one `LoadState` (state.py): an attached sub-model is read
+with its own file's settings but into the same spec, names and counters. The stages after it get
+everything through the spec. The model a user gets has no inheritance left in it: every value is
+the one MuJoCo would use.
 
 What MuJoCo compiles but silently overrides is noted on `model.diagnostics`
 (`fromto-overrides-pose`, `class-attribute-ignored`; the rules are in checks.py). A mesh geom's

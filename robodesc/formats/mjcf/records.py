@@ -76,7 +76,8 @@ class Principal:
 
 @dataclass
 class JointSpec:
-    """A ``<joint>`` or ``<freejoint>``; positions and directions in its body's frame."""
+    """A ``<joint>`` or ``<freejoint>``; anchor and axis in its body's frame (a free joint has neither:
+    it moves the body's own frame)."""
 
     name: str
     kind: str  # "free", "ball", "slide" or "hinge"

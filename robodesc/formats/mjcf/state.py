@@ -1,16 +1,18 @@
-"""What one MJCF load shares across its files and stages.
+"""What reading one MJCF load shares across its files.
 
-Two kinds of state run through the stages (reader.py):
+The spec stage (spec.py) reads the main file and every sub-model an ``<attach>`` grafts in; two
+kinds of state run through it:
 
 * `FileScope`, one per file read: the file's tree with its includes spliced in, its compiler
-  settings, its default classes and its assets. The main file has one; each sub-model an
-  ``<attach>`` grafts in has its own, because MuJoCo reads an attached model with the settings,
-  classes and assets of its own file.
-* `LoadState`, one per load: what the main file and every sub-model share, so that an attached
-  body lands in the same model and its names are checked against the same ones: the files already
-  included, which file each spliced element came from, the names taken so far, the unnamed-element
-  counter, the sub-models already prepared and the chain of attachments in progress (a cycle is an
-  error), and what the reader has to report once everything is read.
+  settings, its default classes and its assets. An attached sub-model has its own, because MuJoCo
+  reads it with the settings, classes and assets of its own file.
+* `LoadState`, one per load: what every file read shares, so that an attached body lands in the
+  same spec and its names are checked against the same ones: the files already included, which
+  file each spliced element came from, the names taken so far, the unnamed-element counter, the
+  sub-models already prepared, the chain of attachments in progress (a cycle is an error), and the
+  findings to report. (An attach used to copy nine such fields from the reader that attached it.)
+
+The build and compile stages get everything they need through the spec's records (records.py).
 """
 
 from __future__ import annotations
@@ -50,7 +52,7 @@ class FileScope:
 
 @dataclass
 class LoadState:
-    """What the stages of one load, and every file read in it, share."""
+    """What every file read in one load shares."""
 
     context: LoadContext
     owners: dict[int, Values] = field(default_factory=dict)  # spliced element id -> the Values of its file
