@@ -155,11 +155,41 @@ class Kinematics:
     def __init__(self, model: Model) -> None:
         joints = model.joints
         tree = _by_depth(list(model.bodies.values()))
+        self._lay_out(tree, joints)
+        source = self._value_sources(tree, joints)
+        moving_joints = {b.name: [joints[j] for j in b.joints if joints[j].dof > 0] for b in tree}
+        anchor, prefix = _anchors(model, tree, moving_joints)
+        moving = _by_anchor_depth([b for b in tree if moving_joints[b.name]], anchor)
+        static = [b for b in tree if not moving_joints[b.name]]
+        self.body_names = [b.name for b in moving + static]
+        self.frame_names = list(model.frames)
+        self.names = self.body_names + self.frame_names
+        self._index = {name: k for k, name in enumerate(self.names)}
+        position = {b.name: i for i, b in enumerate(moving)}
+        none = len(moving)  # index of the identity that stands for "no moving anchor"
+        self._compile_moving(moving, moving_joints, prefix, source)
+
+        # Static bodies and frames: world[anchor] @ constant.
+        def fixed(body_name: str, pose: np.ndarray) -> tuple[int, np.ndarray]:
+            if moving_joints[body_name]:
+                return position[body_name], np.asarray(pose, dtype=float)
+            constant = prefix[body_name] @ np.asarray(model.bodies[body_name].pose, dtype=float) @ pose
+            return (position[anchor[body_name]] if anchor[body_name] else none), constant
+
+        attached = [fixed(b.name, np.eye(4)) for b in static]
+        attached += [fixed(f.body, f.pose) for f in model.frames.values()]
+        self._fixed_anchor = np.array([a for a, _ in attached], dtype=int)
+        self._fixed_pose = np.array([c for _, c in attached], dtype=float).reshape(-1, 4, 4)
+        parents = np.array([position[anchor[b.name]] if anchor[b.name] else none for b in moving], dtype=int)
+        self._plan_walk(parents)
+
+    def _lay_out(self, tree: list, joints: Mapping[str, Joint]) -> None:
+        """The configuration vector: the joints that take a value, in tree order, and their reference."""
         self.joint_names: list[str] = []
         self.layout: dict[str, slice] = {}
         reference: list[float] = []
         self._ignored: set[str] = set()
-        for body in tree:  # configuration layout: independent joints in tree order
+        for body in tree:
             for jname in body.joints:
                 joint = joints[jname]
                 if joint.dof == 0 or joint.mimic is not None:
@@ -172,33 +202,17 @@ class Kinematics:
         self.nq = len(reference)
         self.reference = np.array(reference)
         self._ignored |= set(joints) - set(self.layout)  # joints off the tree (loop closures) take no value
-        source = self._value_sources(tree, joints)
 
-        # Anchor and constant prefix of every body: pose = world[anchor] @ prefix @ local.
-        moving_joints = {b.name: [joints[j] for j in b.joints if joints[j].dof > 0] for b in tree}
-        anchor: dict[str, str | None] = {}
-        prefix: dict[str, np.ndarray] = {}  # the constant product from the anchor to the body's parent frame
-        for body in tree:
-            parent = body.parent
-            if parent is None:
-                anchor[body.name], prefix[body.name] = None, np.eye(4)
-            elif moving_joints[parent]:
-                anchor[body.name], prefix[body.name] = parent, np.eye(4)
-            else:
-                anchor[body.name] = anchor[parent]
-                prefix[body.name] = prefix[parent] @ np.asarray(model.bodies[parent].pose, dtype=float)
-        moving = _by_anchor_depth([b for b in tree if moving_joints[b.name]], anchor)
-        static = [b for b in tree if not moving_joints[b.name]]
-        self.body_names = [b.name for b in moving + static]
-        self.frame_names = list(model.frames)
-        self.names = self.body_names + self.frame_names
-        self._index = {name: k for k, name in enumerate(self.names)}
+    def _compile_moving(
+        self,
+        moving: list,
+        moving_joints: Mapping[str, list[Joint]],
+        prefix: Mapping[str, np.ndarray],
+        source: Mapping[str, Any],
+    ) -> None:
+        """Moving bodies: four coefficient matrices of their local pose (prefix folded in), or the
+        terms of a chain of joints ("special")."""
         count = len(moving)
-        position = {b.name: i for i, b in enumerate(moving)}
-        none = count  # index of the identity that stands for "no moving anchor"
-
-        # Moving bodies: four coefficient matrices of their local pose (prefix folded in), or
-        # the terms of a chain of joints ("special").
         self._basis = np.zeros((count, 4, 16))
         self._src = np.full(count, self.nq)  # column nq of the extended values is always 0
         self._mult = np.zeros(count)
@@ -218,22 +232,11 @@ class Kinematics:
             terms[0][1] = before @ terms[0][1]
             terms[-1][2] = terms[-1][2] @ body.pose
             self._special.append((m, [tuple(t) for t in terms]))
-        parents = np.array([position[anchor[b.name]] if anchor[b.name] else none for b in moving], dtype=int)
 
-        # Static bodies and frames: world[anchor] @ constant.
-        def fixed(body_name: str, pose: np.ndarray) -> tuple[int, np.ndarray]:
-            if moving_joints[body_name]:
-                return position[body_name], np.asarray(pose, dtype=float)
-            constant = prefix[body_name] @ np.asarray(model.bodies[body_name].pose, dtype=float) @ pose
-            return (position[anchor[body_name]] if anchor[body_name] else none), constant
-
-        attached = [fixed(b.name, np.eye(4)) for b in static]
-        attached += [fixed(f.body, f.pose) for f in model.frames.values()]
-        self._fixed_anchor = np.array([a for a, _ in attached], dtype=int)
-        self._fixed_pose = np.array([c for _, c in attached], dtype=float).reshape(-1, 4, 4)
-
-        # Walking the moving tree: one product per level for batches (levels are contiguous, as
-        # moving bodies are sorted by depth), ancestor-pointer jumps for one configuration.
+    def _plan_walk(self, parents: np.ndarray) -> None:
+        """How the moving tree is walked: one product per level for batches (levels are contiguous, as
+        moving bodies are sorted by depth), ancestor-pointer jumps for one configuration."""
+        count = none = len(parents)
         depth = np.zeros(count, dtype=int)
         for m in range(count):
             depth[m] = depth[parents[m]] + 1 if parents[m] != none else 0
@@ -462,6 +465,25 @@ def _by_depth(bodies: list) -> list:
                 construct=body.name,
             )
     return sorted(bodies, key=lambda b: depth[b.name])
+
+
+def _anchors(
+    model: Model, tree: list, moving_joints: Mapping[str, list[Joint]]
+) -> tuple[dict[str, str | None], dict[str, np.ndarray]]:
+    """Every body's nearest moving ancestor (its "anchor", None for the world) and the constant product
+    from the anchor to the body's parent frame: pose = world[anchor] @ prefix @ local."""
+    anchor: dict[str, str | None] = {}
+    prefix: dict[str, np.ndarray] = {}
+    for body in tree:
+        parent = body.parent
+        if parent is None:
+            anchor[body.name], prefix[body.name] = None, np.eye(4)
+        elif moving_joints[parent]:
+            anchor[body.name], prefix[body.name] = parent, np.eye(4)
+        else:
+            anchor[body.name] = anchor[parent]
+            prefix[body.name] = prefix[parent] @ np.asarray(model.bodies[parent].pose, dtype=float)
+    return anchor, prefix
 
 
 def _by_anchor_depth(moving: list, anchor: Mapping[str, str | None]) -> list:
