@@ -3,7 +3,8 @@
 The validity test is gz-math's `MassMatrix3::IsValid`: a non-negative mass, a positive
 semi-definite inertia and principal moments obeying the triangle inequality, each within a
 tolerance scaled by the size of the moments. Automatic inertia sums the solids of the link's
-collisions (box, sphere, cylinder, capsule, ellipsoid, cone) at their density, as libsdformat does.
+collisions (box, sphere, cylinder, capsule, ellipsoid, cone) at their density, as libsdformat does,
+with the primitive formulas of `core.inertia` (the same closed forms gz-math uses).
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
+from ...core.inertia import primitive_inertia, primitive_volume
 
 _TOLERANCE = 10.0  # gz-math's default tolerance factor for mass matrices
 _EPS = float(np.finfo(float).eps)
@@ -51,38 +54,28 @@ def _is_valid(mass: float, inertia: np.ndarray) -> bool:
 
 
 def solid(kind: str, params: dict, density: float) -> tuple[float, np.ndarray] | None:
-    """(mass, inertia about the centroid in the shape's axes) of a uniform solid, or None."""
-    if kind == "box":
-        x, y, z = params["size"]
-        mass = density * x * y * z
-        return mass, np.diag([y * y + z * z, x * x + z * z, x * x + y * y]) * mass / 12.0
-    if kind == "sphere":
-        r = params["radius"]
-        mass = density * 4.0 / 3.0 * math.pi * r**3
-        return mass, np.eye(3) * 0.4 * mass * r * r
-    if kind == "cylinder":
-        r, length = params["radius"], params["length"]
-        mass = density * math.pi * r * r * length
-        side = mass * (3 * r * r + length * length) / 12.0
-        return mass, np.diag([side, side, 0.5 * mass * r * r])
+    """(mass, inertia about the centroid in the shape's axes) of a uniform solid, or None.
+
+    The primitives' formulas are core's (`core.inertia`, half sizes as MuJoCo gives them); the cone,
+    which only SDF has, is here.
+    """
     if kind == "cone":
         r, length = params["radius"], params["length"]
         mass = density * math.pi * r * r * length / 3.0
         side = mass * (3.0 / 20.0 * r * r + 3.0 / 80.0 * length * length)
         return mass, np.diag([side, side, 0.3 * mass * r * r])
-    if kind == "capsule":
-        r, length = params["radius"], params["length"]
-        m_cyl = density * math.pi * r * r * length
-        m_sph = density * 4.0 / 3.0 * math.pi * r**3
-        side = m_cyl * (3 * r * r + length * length) / 12.0 + m_sph * (
-            0.4 * r * r + 0.375 * r * length + 0.25 * length**2
-        )
-        return m_cyl + m_sph, np.diag([side, side, r * r * (0.5 * m_cyl + 0.4 * m_sph)])
-    if kind == "ellipsoid":
-        a, b, c = params["radii"]
-        mass = density * 4.0 / 3.0 * math.pi * a * b * c
-        return mass, np.diag([b * b + c * c, a * a + c * c, a * a + b * b]) * mass / 5.0
-    return None
+    half_sizes = {
+        "box": lambda: [v / 2.0 for v in params["size"]],
+        "sphere": lambda: [params["radius"]],
+        "cylinder": lambda: [params["radius"], params["length"] / 2.0],
+        "capsule": lambda: [params["radius"], params["length"] / 2.0],
+        "ellipsoid": lambda: list(params["radii"]),
+    }.get(kind)
+    if half_sizes is None:
+        return None
+    size = half_sizes()
+    mass = density * primitive_volume(kind, size)
+    return mass, np.diag(primitive_inertia(kind, size, mass))
 
 
 def combine(parts: list[tuple[float, np.ndarray, np.ndarray]]) -> tuple[float, np.ndarray, np.ndarray]:
