@@ -41,6 +41,8 @@ from .core import (
     Severity,
     Shape,
     Sphere,
+    as_trimesh,
+    update_scene,
 )
 from .core.checks import CheckReport
 from .core.errors import (
@@ -236,6 +238,7 @@ __all__ = [
     "UnsupportedJointType",
     "UnsupportedVersion",
     "XMLSyntaxError",
+    "as_trimesh",
     "check",
     "dump",
     "dumps",
@@ -246,4 +249,5 @@ __all__ = [
     "loads",
     "register_plugin",
     "unregister_plugin",
+    "update_scene",
 ]

@@ -406,6 +406,7 @@ def test_a_collada_mesh_without_pycollada_names_the_package(tmp_path, monkeypatc
     assert not isinstance(error, errors.ResourceNotFound)
     assert error.package == "pycollada" and error.code == "missing-dependency"
     assert "pip install pycollada" in str(error) and "part.dae" in str(error)
+    assert error.extra == "meshes" and "robodesc[meshes]" in str(error)  # the extra that brings it
 
 
 @pytest.mark.skipif(importlib.util.find_spec("collada") is not None, reason="pycollada is installed")

@@ -9,6 +9,7 @@ from .geometry import Box, Capsule, Cylinder, Ellipsoid, Geometry, Heightfield, 
 from .kinematics import Kinematics, Poses
 from .model import Actuator, Body, Constraint, Dynamics, Extra, Frame, Inertial, Joint, JointType, Limits, Mimic, Model
 from .resources import LoadContext
+from .scene import as_trimesh, update_scene
 
 __all__ = [
     "Actuator",
@@ -41,4 +42,6 @@ __all__ = [
     "Severity",
     "Shape",
     "Sphere",
+    "as_trimesh",
+    "update_scene",
 ]

@@ -22,6 +22,15 @@ from .transforms import IDENTITY
 class Geometry(Record):
     """Base of every geometry type."""
 
+    def as_trimesh(self, color: np.ndarray | None = None) -> Any:
+        """This geometry as a `trimesh.Trimesh` in its own frame; see `robodesc.core.scene.as_trimesh`.
+
+        `color` (RGBA in 0..1) paints a primitive, or a mesh whose file has no colours of its own.
+        """
+        from .scene import as_trimesh  # here, not at the top: scene builds on this module
+
+        return as_trimesh(self, color)
+
 
 @dataclass(eq=False, repr=False)
 class Box(Geometry):
@@ -116,6 +125,7 @@ class Mesh(Geometry):
                 f"reading the {kind} mesh {path!r} needs the optional package {package!r}, which is not installed"
                 f" (trimesh: {exc})",
                 package=package,
+                extra="meshes",
                 construct=self.uri,
             ) from exc
         except OSError as exc:

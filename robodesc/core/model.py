@@ -30,6 +30,8 @@ from .record import Record, brief
 from .transforms import IDENTITY, invert_pose
 
 if TYPE_CHECKING:
+    import trimesh
+
     from .kinematics import Kinematics, Poses
 
 
@@ -247,6 +249,8 @@ class Model(Record):
     format: str | None = None
     source: str | None = None
     _kinematics: Kinematics | None = field(default=None, init=False, repr=False, compare=False)
+    # trimesh meshes of the shapes, built on the first `scene()` and shared by later ones (see core.scene)
+    _meshes: dict[Any, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __repr__(self) -> str:
         """One line, however large the model: name, format, source, root and how many of each."""
@@ -378,3 +382,23 @@ class Model(Record):
         if relative_to is None:
             return poses[name]
         return invert_pose(poses[relative_to]) @ poses[name]
+
+    # -- seeing ------------------------------------------------------------------------------
+    def scene(
+        self,
+        positions: Mapping[str, Any] | Sequence[float] | np.ndarray | None = None,
+        kind: str = "visual",
+        skip_missing: bool = False,
+    ) -> trimesh.Scene:
+        """A `trimesh.Scene` of the model at `positions`: one node per shape of `kind` ("visual" or
+        "collision") at its world pose, named ``"<body>/<shape name>"`` or ``"<body>/<kind>/<i>"``.
+
+        Mesh files are read on the first call and kept on the model, so later scenes (another
+        configuration, the other kind) read no file again; `robodesc.core.scene.update_scene` moves
+        an existing scene to new joint values by changing transforms only. An unreadable mesh raises
+        its robodesc error unless ``skip_missing=True``, which leaves it out and lists it in
+        ``scene.metadata["robodesc"]["skipped"]``. See docs/seeing.md.
+        """
+        from .scene import build_scene
+
+        return build_scene(self, positions, kind=kind, skip_missing=skip_missing)
