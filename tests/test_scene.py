@@ -254,3 +254,15 @@ def test_the_same_scene_as_yourdfpy_on_the_example_arm(tmp_path):
     ours = robodesc.load(path).scene()
     assert len(ours.graph.nodes_geometry) == len(theirs.graph.nodes_geometry)
     np.testing.assert_allclose(ours.bounds, theirs.bounds, atol=1e-3)
+
+
+def test_a_shape_of_a_type_robodesc_does_not_model_is_left_out_by_its_name():
+    model = robodesc.loads(
+        '<sdf version="1.11"><model name="m"><link name="l"><visual name="c"><geometry>'
+        "<cone><radius>0.2</radius><length>0.1</length></cone></geometry></visual></link></model></sdf>",
+        format="sdf",
+    )
+    scene = model.scene()
+    assert not scene.geometry
+    (skipped,) = scene.metadata["robodesc"]["skipped"]
+    assert skipped["node"] == "l/c" and "sdf cone" in skipped["reason"]

@@ -213,7 +213,7 @@ def build_scene(
             try:
                 mesh = _cached_mesh(model, shape)
             except UnsupportedGeometry as exc:
-                skipped.append(_skip_record(name, body.name, kind, index, exc))
+                skipped.append(_skip_record(name, body.name, kind, index, exc, _written_as(shape)))
                 continue
             except RobodescError as exc:
                 if not skip_missing:
@@ -226,8 +226,24 @@ def build_scene(
     return scene
 
 
-def _skip_record(node: str, body: str, kind: str, index: int, exc: RobodescError) -> dict[str, Any]:
-    return {"node": node, "body": body, "kind": kind, "index": index, "code": exc.code, "reason": str(exc)}
+def _skip_record(
+    node: str, body: str, kind: str, index: int, exc: RobodescError, written_as: str | None = None
+) -> dict[str, Any]:
+    reason = str(exc) if written_as is None else f"{written_as} cannot be drawn yet ({exc})"
+    return {"node": node, "body": body, "kind": kind, "index": index, "code": exc.code, "reason": reason}
+
+
+def _written_as(shape: Shape) -> str | None:
+    """What the description called a shape robodesc has no geometry type for (e.g. "the sdf cone"),
+    from what the reader kept in ``shape.extras[format]["geometry"]["kind"]``, so the reason a shape
+    is left out names what the user wrote rather than the base class."""
+    if type(shape.geometry) is not Geometry:
+        return None
+    for fmt, kept in shape.extras.items():
+        written = kept.get("geometry") if isinstance(kept, dict) else None
+        if isinstance(written, dict) and isinstance(written.get("kind"), str):
+            return f"the {fmt} {written['kind']} geometry"
+    return None
 
 
 def update_scene(scene: trimesh.Scene, model: Model, positions: Positions = None) -> trimesh.Scene:
