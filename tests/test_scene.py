@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -9,7 +10,7 @@ import pytest
 import trimesh
 
 import robodesc
-from robodesc import Box, Capsule, Cylinder, Ellipsoid, Heightfield, Plane, Sphere
+from robodesc import Box, Capsule, Cylinder, Ellipsoid, Heightfield, Mesh, Plane, Sphere
 from robodesc.core import errors
 from robodesc.core import geometry as geometry_module
 from robodesc.core.scene import INFINITE_PLANE_SIZE, as_trimesh, update_scene
@@ -266,3 +267,63 @@ def test_a_shape_of_a_type_robodesc_does_not_model_is_left_out_by_its_name():
     assert not scene.geometry
     (skipped,) = scene.metadata["robodesc"]["skipped"]
     assert skipped["node"] == "l/c" and "sdf cone" in skipped["reason"]
+
+
+def mujoco_mesh_bounds(path: Path) -> dict[str, list[np.ndarray]]:
+    """World bounds (2x3) of every mesh geom as MuJoCo places it, by body."""
+    mujoco = pytest.importorskip("mujoco")
+    mj = mujoco.MjModel.from_xml_path(str(path))
+    data = mujoco.MjData(mj)
+    mujoco.mj_kinematics(mj, data)
+    out: dict[str, list[np.ndarray]] = {}
+    for gid in range(mj.ngeom):
+        if mj.geom_type[gid] != mujoco.mjtGeom.mjGEOM_MESH:
+            continue
+        mesh = mj.geom_dataid[gid]
+        start = mj.mesh_vertadr[mesh]
+        local = mj.mesh_vert[start : start + mj.mesh_vertnum[mesh]]
+        world = local @ data.geom_xmat[gid].reshape(3, 3).T + data.geom_xpos[gid]
+        key = mujoco.mj_id2name(mj, mujoco.mjtObj.mjOBJ_BODY, mj.geom_bodyid[gid])
+        out.setdefault(key, []).append(np.array([world.min(0), world.max(0)]))
+    return out
+
+
+def assert_meshes_where_mujoco_puts_them(path: Path) -> None:
+    model = robodesc.load(path)
+    ours: dict[str, list[np.ndarray]] = {}
+    for kind in ("visual", "collision"):
+        scene = model.scene(kind=kind)
+        for name, where in scene.metadata["robodesc"]["nodes"].items():
+            shape = getattr(model.bodies[where["body"]], kind + "s")[where["index"]]
+            if isinstance(shape.geometry, Mesh):
+                points = trimesh.transform_points(scene.geometry[name].vertices, scene.graph[name][0])
+                ours.setdefault(where["body"], []).append(np.array([points.min(0), points.max(0)]))
+    theirs = mujoco_mesh_bounds(path)
+    assert theirs.keys() == ours.keys()
+    for key, boxes in theirs.items():
+        for box in boxes:  # every MuJoCo mesh geom has a robodesc shape with the same world bounds
+            assert min(np.abs(box - other).max() for other in ours[key]) < 1e-6, key
+
+
+def test_mjcf_meshes_sit_where_mujoco_puts_them(tmp_path):
+    # an off-centre, scaled mesh: MuJoCo moves a mesh's frame to its centre of mass and inertia axes
+    part = trimesh.creation.box(extents=[0.2, 0.1, 0.05])
+    part.apply_translation([0.3, -0.1, 0.05])
+    part.export(tmp_path / "part.stl")
+    (tmp_path / "m.xml").write_text(
+        """<mujoco><asset><mesh name="part" file="part.stl" scale="1 2 3"/></asset><worldbody>
+        <body name="a" pos="0 0 1" euler="10 20 30"><joint type="hinge"/>
+          <geom type="mesh" mesh="part" pos="0.1 0 0" euler="0 45 0"/>
+          <body name="b" pos="0.5 0 0"><geom type="mesh" mesh="part" contype="0" conaffinity="0" group="2"/></body>
+        </body></worldbody></mujoco>"""
+    )
+    assert_meshes_where_mujoco_puts_them(tmp_path / "m.xml")
+
+
+@pytest.mark.parametrize("robot", ["franka_emika_panda/panda.xml", "shadow_hand/right_hand.xml"])
+def test_menagerie_meshes_sit_where_mujoco_puts_them(robot):
+    corpus = os.environ.get("ROBODESC_CORPUS")
+    path = Path(corpus or "/nonexistent") / "mjcf" / "mujoco_menagerie" / robot
+    if not path.is_file():
+        pytest.skip("needs ROBODESC_CORPUS with MuJoCo Menagerie")
+    assert_meshes_where_mujoco_puts_them(path)
