@@ -327,3 +327,20 @@ def test_menagerie_meshes_sit_where_mujoco_puts_them(robot):
     if not path.is_file():
         pytest.skip("needs ROBODESC_CORPUS with MuJoCo Menagerie")
     assert_meshes_where_mujoco_puts_them(path)
+
+
+def test_a_mesh_needing_a_missing_package_names_the_extra_or_is_skipped(tmp_path, monkeypatch):
+    from trimesh.exceptions import ExceptionWrapper
+    from trimesh.exchange import load as trimesh_load
+
+    # what trimesh installs for .dae when `import collada` fails
+    monkeypatch.setitem(
+        trimesh_load.mesh_loaders, "dae", ExceptionWrapper(ImportError("missing `pip install pycollada`"))
+    )
+    (tmp_path / "part.dae").write_text("<COLLADA/>")
+    (tmp_path / "r.urdf").write_text(URDF.replace("part.stl", "part.dae"))
+    model = robodesc.load(tmp_path / "r.urdf")
+    with pytest.raises(errors.MissingDependency, match=r"robodesc\[meshes\]"):
+        model.scene()
+    (skipped,) = model.scene(skip_missing=True).metadata["robodesc"]["skipped"]
+    assert skipped["code"] == errors.MissingDependency.code and "pycollada" in skipped["reason"]
