@@ -166,6 +166,7 @@ def test_colours_come_from_the_materials(urdf):
 
 
 def test_a_mesh_with_colours_of_its_own_keeps_them(tmp_path):
+    pytest.importorskip("scipy", reason="trimesh needs scipy (robodesc[meshes]) to load a mesh with face colours")
     part = trimesh.creation.box(extents=[0.1, 0.1, 0.1])
     part.visual.face_colors = [10, 200, 30, 255]
     part.export(tmp_path / "own.ply")
