@@ -19,14 +19,12 @@ repeats in one process (timing.best), so the ratios are what to compare.
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 from pathlib import Path
 
 import numpy as np
 from bench_urdf import ROBOTS, robots_root
-from timing import best
+from timing import Rows, best, run_table
 
 
 def measure(path: Path) -> dict[str, float]:
@@ -55,36 +53,29 @@ def measure(path: Path) -> dict[str, float]:
     return out
 
 
+def rows(r: dict) -> Rows:
+    """One robot's figures as table rows, each slower loader's time with its ratio to robodesc's."""
+    return [
+        ("shapes in the scene (robodesc / yourdfpy)", 0.0, f"{r['shapes']} / {r['shapes_yourdfpy']}"),
+        ("cold scene: robodesc load + scene()", r["cold_robodesc"], ""),
+        (
+            "cold scene: yourdfpy load(load_meshes) + scene",
+            r["cold_yourdfpy"],
+            f"robodesc {r['cold_yourdfpy'] / r['cold_robodesc']:.2f}x as fast",
+        ),
+        ("warm scene: robodesc scene(q), meshes cached", r["warm_robodesc"], ""),
+        ("re-pose: robodesc update_scene", r["repose_robodesc"], ""),
+        (
+            "re-pose: yourdfpy update_cfg",
+            r["repose_yourdfpy"],
+            f"robodesc {r['repose_yourdfpy'] / r['repose_robodesc']:.2f}x as fast",
+        ),
+    ]
+
+
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--json", type=Path, help="also write the raw figures here")
-    args = parser.parse_args()
     root = robots_root()
-    results = {}
-    print(f"{'robot':26} {'figure':48} {'time':>10} {'ratio':>26}")
-    for label, rel in ROBOTS.items():
-        r = results[label] = measure(root / rel)
-        rows = [
-            ("cold scene: robodesc load + scene()", r["cold_robodesc"], ""),
-            (
-                "cold scene: yourdfpy load(load_meshes) + scene",
-                r["cold_yourdfpy"],
-                f"robodesc {r['cold_yourdfpy'] / r['cold_robodesc']:.2f}x as fast",
-            ),
-            ("warm scene: robodesc scene(q), meshes cached", r["warm_robodesc"], ""),
-            ("re-pose: robodesc update_scene", r["repose_robodesc"], ""),
-            (
-                "re-pose: yourdfpy update_cfg",
-                r["repose_yourdfpy"],
-                f"robodesc {r['repose_yourdfpy'] / r['repose_robodesc']:.2f}x as fast",
-            ),
-        ]
-        print(f"{label:26} shapes in the scene: robodesc {r['shapes']}, yourdfpy {r['shapes_yourdfpy']}")
-        for name, seconds, ratio in rows:
-            print(f"{label:26} {name:48} {seconds * 1e3:9.3f}ms {ratio:>26}")
-    if args.json:
-        args.json.write_text(json.dumps(results, indent=1))
-    return 0
+    return run_table(__doc__, {label: root / rel for label, rel in ROBOTS.items()}, measure, rows, 48)
 
 
 if __name__ == "__main__":

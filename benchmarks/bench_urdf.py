@@ -17,13 +17,11 @@ loaders are measured on the same machine at the same moment; the ratios are what
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 from pathlib import Path
 
 import numpy as np
-from timing import best
+from timing import Rows, best, run_table
 
 ROBOTS = {
     "talos_reduced (60 links)": "talos_data/robots/talos_reduced.urdf",
@@ -87,41 +85,34 @@ def measure(path: Path) -> dict[str, float]:
     return out
 
 
+def rows(r: dict) -> Rows:
+    """One robot's figures as table rows, each slower loader's time with its ratio to robodesc's."""
+    return [
+        (
+            "load: robodesc",
+            r["load_robodesc"],
+            f"{r['load_robodesc'] / r['parse_defusedxml']:.2f}x defusedxml parse",
+        ),
+        ("load: bare defusedxml parse", r["parse_defusedxml"], ""),
+        ("load: yourdfpy", r["load_yourdfpy"], f"robodesc {r['load_yourdfpy'] / r['load_robodesc']:.1f}x faster"),
+        ("fk, every link: robodesc", r["fk_robodesc"], ""),
+        (
+            "fk, every link: yourdfpy update_cfg+get_transform",
+            r["fk_yourdfpy"],
+            f"robodesc {r['fk_yourdfpy'] / r['fk_robodesc']:.0f}x faster",
+        ),
+        (f"batch of {BATCH}: robodesc (all link poses)", r["batch_robodesc"], ""),
+        (
+            f"batch of {BATCH}: pinocchio forwardKinematics loop",
+            r["batch_pinocchio"],
+            f"robodesc {r['batch_pinocchio'] / r['batch_robodesc']:.2f}x as fast",
+        ),
+    ]
+
+
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--json", type=Path, help="also write the raw figures here")
-    args = parser.parse_args()
     root = robots_root()
-    results = {}
-    print(f"{'robot':26} {'figure':46} {'time':>10} {'ratio':>26}")
-    for label, rel in ROBOTS.items():
-        r = results[label] = measure(root / rel)
-        rows = [
-            (
-                "load: robodesc",
-                r["load_robodesc"],
-                f"{r['load_robodesc'] / r['parse_defusedxml']:.2f}x defusedxml parse",
-            ),
-            ("load: bare defusedxml parse", r["parse_defusedxml"], ""),
-            ("load: yourdfpy", r["load_yourdfpy"], f"robodesc {r['load_yourdfpy'] / r['load_robodesc']:.1f}x faster"),
-            ("fk, every link: robodesc", r["fk_robodesc"], ""),
-            (
-                "fk, every link: yourdfpy update_cfg+get_transform",
-                r["fk_yourdfpy"],
-                f"robodesc {r['fk_yourdfpy'] / r['fk_robodesc']:.0f}x faster",
-            ),
-            (f"batch of {BATCH}: robodesc (all link poses)", r["batch_robodesc"], ""),
-            (
-                f"batch of {BATCH}: pinocchio forwardKinematics loop",
-                r["batch_pinocchio"],
-                f"robodesc {r['batch_pinocchio'] / r['batch_robodesc']:.2f}x as fast",
-            ),
-        ]
-        for name, seconds, ratio in rows:
-            print(f"{label:26} {name:46} {seconds * 1e3:9.3f}ms {ratio:>26}")
-    if args.json:
-        args.json.write_text(json.dumps(results, indent=1))
-    return 0
+    return run_table(__doc__, {label: root / rel for label, rel in ROBOTS.items()}, measure, rows, 46)
 
 
 if __name__ == "__main__":
