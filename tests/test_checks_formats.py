@@ -15,7 +15,7 @@ from robodesc import Severity
 from robodesc.cli import main
 from robodesc.formats import mjcf as mjcf_plugin
 from robodesc.formats import urdf as urdf_plugin
-from robodesc.formats.mjcf import inertia
+from robodesc.formats.mjcf import meshfiles
 
 URDF_CODES = {
     "limits-ignored",
@@ -451,13 +451,13 @@ def shells(tmp_path: Path, files: dict[str, str]) -> str:
 def mesh_reads(monkeypatch):
     """The paths `load_mesh_file` is asked for."""
     reads: list[str] = []
-    original = inertia.load_mesh_file
+    original = meshfiles.load_mesh_file
 
     def counting(path):
         reads.append(path)
         return original(path)
 
-    monkeypatch.setattr(inertia, "load_mesh_file", counting)
+    monkeypatch.setattr(meshfiles, "load_mesh_file", counting)
     return reads
 
 

@@ -17,7 +17,7 @@ from robodesc import InvalidValue, MalformedValue, MissingAttribute, MissingRoot
 from robodesc.core.errors import ReaderCrash, RobodescError
 from robodesc.formats import xml as xml_helpers
 from robodesc.formats.mjcf import checks as mjcf_checks
-from robodesc.formats.mjcf import inertia
+from robodesc.formats.mjcf import inertia, meshfiles
 from robodesc.formats.sdf import checks as sdf_checks
 
 
@@ -190,7 +190,7 @@ def test_check_picks_its_suggestion_by_error_type_not_by_message_text(tmp_path, 
     def refuse(path: str):  # a message that mentions STL, for an error that is about the file type
         raise inertia.UnsupportedMeshFileType(f"no STL reader wanted for {path!r}", path, "xyz")
 
-    monkeypatch.setattr(inertia, "load_mesh_file", refuse)
+    monkeypatch.setattr(meshfiles, "load_mesh_file", refuse)
     try:
         (finding,) = unreadable_findings(drawn_only(tmp_path, "part.xyz"))
     finally:

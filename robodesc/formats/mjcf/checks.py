@@ -26,7 +26,7 @@ refused while loading, as MuJoCo refuses it ("both pos and fromto defined").
   of attributes, listing the elements, so a class used a hundred times reads as one finding.
 * ``mesh-unreadable`` (error, `check`): a mesh file a shape uses that MuJoCo cannot read (an ASCII
   STL, an unknown extension, a truncated file, ...). Every file is read once per check, by MuJoCo's
-  rules (`inertia.load_mesh_file`); loading a model never reads meshes only drawn.
+  rules (`meshfiles.load_mesh_file`); loading a model never reads meshes only drawn.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from ...core.errors import Location
 from ...core.geometry import Mesh
 from ...core.inertia import PRIMITIVES
 from ...core.model import Model
-from . import inertia
+from . import meshfiles
 from .attributes import ORIENTATIONS
 from .meshfiles import MalformedMeshFile, MeshFileError, UnsupportedMeshFileType
 
@@ -105,7 +105,7 @@ def _unreadable(path: str, mtime_ns: int, size: int) -> tuple[str, str] | None:
     the file's state, so checking a folder of robots that share meshes reads each file once, and an
     edited file is read again."""
     try:
-        inertia.load_mesh_file(path)  # looked up on each call, so a test can count the reads
+        meshfiles.load_mesh_file(path)  # looked up on each call, so a test can count the reads
     except MeshFileError as exc:
         return str(exc), _suggestion(exc)
     return None

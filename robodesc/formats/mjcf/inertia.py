@@ -27,8 +27,8 @@ the ``mujoco`` 4.0 package was measured and is what is implemented.  Errors that
 reports for a mesh or an inertia are raised as :class:`ValueError` with a similar message; a mesh
 file MuJoCo cannot read raises a :class:`MeshFileError` (a ``ValueError`` too).
 
-The MJCF reader and ``robodesc check`` read mesh files through ``inertia.load_mesh_file``, looked
-up here on each call, so one patch of this name sees every mesh file a load or a check reads.
+The MJCF reader and ``robodesc check`` read mesh files through ``meshfiles.load_mesh_file``,
+looked up there on each call, so one patch of that name sees every mesh file a load or a check reads.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ import numpy as np
 
 from ...core.errors import InvalidValue, Location, MalformedValue, MissingAttribute, ResourceNotFound
 from ..xml import Element
-from . import inertia
+from . import meshfiles
 from .attributes import Attributes
 from .mesh_processing import ProcessedMesh, process_mesh
 from .meshfiles import MalformedMeshFile, MeshFileUnreadable, UnsupportedMeshFileType
@@ -68,7 +68,7 @@ class MeshAsset:
                 points = np.array(vertices)
                 triangles = np.array(faces) if faces is not None else None
             elif path is not None:
-                points, triangles = inertia.load_mesh_file(path)  # looked up on each call: one patch point
+                points, triangles = meshfiles.load_mesh_file(path)  # looked up on each call: one patch point
             else:
                 raise read.error(
                     MissingAttribute,
