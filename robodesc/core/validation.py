@@ -29,9 +29,12 @@ def validate_structure(model: Model, origin: str | None = None) -> None:
     the error points at the code to fix, not only at the file.
     """
     problem = _Problem(model, origin)
-    for what, mapping, kind in (("bodies", model.bodies, Body), ("joints", model.joints, Joint)):
+    for what, mapping, kind in (
+        ("bodies", model.bodies, Body),
+        ("joints", model.joints, Joint),
+        ("frames", model.frames, Frame),
+    ):
         _check_mapping(problem, what, mapping, kind)
-    _check_mapping(problem, "frames", model.frames, Frame)
     if not model.bodies:
         problem(f"model {model.name!r} has no bodies", None, "every model needs at least a root body")
     _check_bodies(problem, model)

@@ -209,7 +209,9 @@ class Registry:
 
     def plugins(self) -> list[PluginInfo]:
         """Every plugin robodesc knows of: loaded, failed or disabled, with what each provides."""
-        self.formats()  # runs every robodesc_formats hook, so the plugins' problems are known
+        offered = self.table().offered  # runs every robodesc_formats hook, so the plugins' problems are known
+        for info in self._info.values():
+            info.formats = [spec.name for spec in offered if spec.plugin == info.name]
         return [self._info[name] for name in sorted(self._info, key=lambda n: (not self._info[n].builtin, n))]
 
     @property
@@ -281,11 +283,7 @@ class Registry:
         )
 
     def _formats_result(self, plugin: str, result: Any) -> list[FormatSpec] | None:
-        specs = checked_specs(plugin, result, self._report)
-        info = self._info.get(plugin)
-        if info is not None:
-            info.formats = [s.name for s in specs]
-        return specs or None
+        return checked_specs(plugin, result, self._report) or None
 
     def _checks_result(self, plugin: str, result: Any) -> list[Diagnostic] | None:
         if result is None:
