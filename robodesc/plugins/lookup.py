@@ -113,14 +113,17 @@ class FormatTable:
                 return readable[0]
             if readable:
                 return self._choose(path, readable, head, report)
-            if claimants:  # the only claimants conflict over their name, or cannot read
-                for spec in claimants:
-                    self.get(spec.name)
+            unusable = [s for s in claimants if s.name not in self.usable]
+            if unusable:  # third parties conflict over the name: the error names them
+                self.get(unusable[0].name)
+            write_only = [s for s in claimants if self.usable.get(s.name) is s]
+            if write_only:
                 raise FormatError(
-                    f"format {claimants[0].name!r} (plugin {claimants[0].plugin!r}) claims {os.path.basename(path)} "
-                    "but cannot read, only write",
+                    f"format {write_only[0].name!r} (plugin {write_only[0].plugin!r}) claims "
+                    f"{os.path.basename(path)} but cannot read, only write",
                     location=Location(file=path),
                 )
+            # left: claimants shadowed by robodesc's format of the same name; the content decides
         for spec in self.offered:
             if self.usable.get(spec.name) is spec and spec.read is not None and _sniffs(spec, head, report):
                 return spec
