@@ -22,7 +22,7 @@ import re
 import sys
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -34,6 +34,9 @@ from .core.kinematics import Poses
 from .core.model import Body, Joint, Limits, Model
 from .core.transforms import invert_pose, matrix_to_rpy
 from .plugins import PluginInfo, Registry, default_registry
+
+if TYPE_CHECKING:
+    import trimesh
 
 PROG = "robodesc"
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: what a shell shows for `yes | head -1`
@@ -363,9 +366,55 @@ def _tree_lines(model: Model, root: str, frames: bool) -> Iterator[str]:
             push(name, prefix + ("  " if last else "│ "))
 
 
+def _dot_id(text: str) -> str:
+    """A Graphviz quoted ID: any name is safe inside quotes once quotes and backslashes are escaped."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def _pose_label(pose: np.ndarray) -> str:
+    """A pose as two label lines, 'xyz: ...' and 'rpy: ...', in the short form a picture has room for."""
+    xyz = " ".join(_text(round(float(v), 6) + 0.0) for v in pose[:3, 3])
+    rpy = " ".join(_text(round(float(v), 6) + 0.0) for v in matrix_to_rpy(pose[:3, :3]))
+    return f"xyz: {xyz}\nrpy: {rpy}"
+
+
+def _dot_lines(model: Model, frames: bool) -> Iterator[str]:
+    """The kinematic tree as a Graphviz digraph, drawn as ROS's urdf_to_graphviz draws URDFs: bodies
+    are boxes, joints ellipses between them (name and type), and each edge into a body carries the
+    body's pose in its parent. A body moved by several joints (MJCF) shows them in a row; one attached
+    without a joint has a plain edge. With `frames`, frames are dashed notes on their body."""
+    yield f"digraph {_dot_id(model.name or 'model')} {{"
+    yield "  node [shape=box];"
+    for body in model.bodies.values():
+        yield f"  {_dot_id('body:' + body.name)} [label={_dot_id(body.name)}];"
+    for body in model.bodies.values():
+        if body.parent is None:
+            continue
+        here = _dot_id("body:" + body.parent)
+        for name in body.joints:
+            joint = model.joints[name]
+            label = f"{joint.name}\n{joint.type}" + (f"\nmimics {joint.mimic.joint}" if joint.mimic else "")
+            node = _dot_id("joint:" + name)
+            yield f"  {node} [shape=ellipse, label={_dot_id(label)}];"
+            yield f"  {here} -> {node};"
+            here = node
+        yield f"  {here} -> {_dot_id('body:' + body.name)} [label={_dot_id(_pose_label(body.pose))}];"
+    if frames:
+        for frame in model.frames.values():
+            node = _dot_id("frame:" + frame.name)
+            yield f"  {node} [shape=note, style=dashed, label={_dot_id(frame.name)}];"
+            edge = f"[style=dashed, label={_dot_id(_pose_label(frame.pose))}]"
+            yield f"  {_dot_id('body:' + frame.body)} -> {node} {edge};"
+    yield "}"
+
+
 def cmd_tree(args: argparse.Namespace) -> int:
-    """Print the kinematic tree, every root first (a model normally has one)."""
+    """Print the kinematic tree, every root first (a model normally has one); with --dot, as Graphviz."""
     model = _load(args)
+    if args.dot:
+        for line in _dot_lines(model, args.frames):
+            print(line)
+        return 0
     for body in model.bodies.values():
         if body.parent is None:
             print(_body_label(model, body))
@@ -464,13 +513,18 @@ def _keyframe(model: Model, name: str) -> dict[str, Any]:
     )
 
 
+def _configuration(model: Model, args: argparse.Namespace) -> dict[str, Any]:
+    """The joint values `--keyframe` and `--set` ask for: the keyframe first, `--set` overriding it."""
+    values = _keyframe(model, args.keyframe) if args.keyframe is not None else {}
+    values.update(_parse_sets(model, args.set or ()))
+    return values
+
+
 def cmd_fk(args: argparse.Namespace) -> int:
     """Print poses of bodies and frames at the given joint values (others at their reference):
     in the world, or in the body or frame `--relative-to` names."""
     model = _load(args)
-    values = _keyframe(model, args.keyframe) if args.keyframe is not None else {}
-    values.update(_parse_sets(model, args.set or ()))
-    entries = _labelled_poses(model, model.forward_kinematics(values))
+    entries = _labelled_poses(model, model.forward_kinematics(_configuration(model, args)))
     names = list(entries)
     if args.frame:
         # keep the order given, drop repeats
@@ -489,6 +543,58 @@ def cmd_fk(args: argparse.Namespace) -> int:
         xyz = ", ".join(_fixed(v) for v in pose[:3, 3])
         rpy = ", ".join(_fixed(v) for v in matrix_to_rpy(pose[:3, :3]))
         print(f"{name:<{width}}  xyz=({xyz})  rpy=({rpy})")
+    return 0
+
+
+# -- render, export, view ----------------------------------------------------------------------
+VIEWS = ("iso", "front", "side", "top")
+
+
+def _size(text: str) -> tuple[int, int]:
+    """`--size WxH` as (width, height) in pixels."""
+    width, sep, height = text.lower().partition("x")
+    if not sep or not width.strip().isdigit() or not height.strip().isdigit():
+        raise argparse.ArgumentTypeError(f"{text!r} is not WIDTHxHEIGHT in pixels, e.g. 800x600")
+    return int(width), int(height)
+
+
+def _posed_scene(args: argparse.Namespace) -> trimesh.Scene:
+    """Load FILE and build its scene at the configuration asked for. Shapes left out (heightfields
+    and, with --skip-missing, meshes that cannot be read) are each worth a warning: a picture or
+    file that silently lacks a part would be taken for the whole robot."""
+    model = _load(args)
+    scene = model.scene(_configuration(model, args), kind=args.kind, skip_missing=args.skip_missing)
+    for left_out in scene.metadata["robodesc"]["skipped"]:
+        warnings.warn(f"{args.file}: {left_out['node']} left out: {left_out['reason']}")
+    return scene
+
+
+def cmd_render(args: argparse.Namespace) -> int:
+    """Draw FILE to a PNG with robodesc's software rasteriser: no display or GPU needed."""
+    from .core.render import render_scene, write_png
+
+    scene = _posed_scene(args)
+    write_png(render_scene(scene, size=args.size, view=args.view), args.output)
+    shapes = len(scene.graph.nodes_geometry)
+    print(f"wrote {args.output} ({args.size[0]}x{args.size[1]}, {args.view} view, {shapes} shapes)")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    """Write FILE's posed scene as a file other viewers open; the type comes from the extension."""
+    from .core.export import export_scene
+
+    written = export_scene(_posed_scene(args), args.output)
+    print("wrote " + ", ".join(written))
+    return 0
+
+
+def cmd_view(args: argparse.Namespace) -> int:
+    """Serve the interactive viewer until interrupted (Ctrl-C)."""
+    from .viewer import run
+
+    model = _load(args)
+    run(model, host=args.host, port=args.port, kind=args.kind, positions=_configuration(model, args))
     return 0
 
 
@@ -628,6 +734,17 @@ def build_parser() -> argparse.ArgumentParser:
     source = argparse.ArgumentParser(add_help=False)
     source.add_argument("file", metavar="FILE", help="the description file to load")
     _input_options(source, "FILE")
+    configured = argparse.ArgumentParser(add_help=False)  # joint values, for every command that poses the robot
+    configured.add_argument(
+        "--set",
+        metavar="JOINT=VALUE",
+        action="append",
+        help="joint value (repeatable); comma-separated for multi-value joints: "
+        "ball w,x,y,z, floating x,y,z,w,qx,qy,qz",
+    )
+    configured.add_argument(
+        "--keyframe", metavar="NAME", help="start from this named configuration; --set overrides it"
+    )
 
     info = sub.add_parser(
         "info", parents=[source], help="summarise a description file", description="Summarise a description file."
@@ -639,27 +756,69 @@ def build_parser() -> argparse.ArgumentParser:
         "tree", parents=[source], help="print the kinematic tree", description="Print the kinematic tree."
     )
     tree.add_argument("--frames", action="store_true", help="also list each frame under its body")
+    tree.add_argument(
+        "--dot",
+        action="store_true",
+        help="print Graphviz text instead (a picture: robodesc tree FILE --dot | dot -Tpng)",
+    )
     tree.set_defaults(handler=cmd_tree)
 
     fk = sub.add_parser(
         "fk",
-        parents=[source],
+        parents=[source, configured],
         help="print world poses at given joint values",
         description="Print poses of bodies (model order), then frames; joints not set stay at their reference "
         "value. A frame that shares a body's name is called frame:NAME.",
     )
-    fk.add_argument(
-        "--set",
-        metavar="JOINT=VALUE",
-        action="append",
-        help="joint value (repeatable); comma-separated for multi-value joints: "
-        "ball w,x,y,z, floating x,y,z,w,qx,qy,qz",
-    )
-    fk.add_argument("--keyframe", metavar="NAME", help="start from this named configuration; --set overrides it")
     fk.add_argument("--frame", metavar="NAME", action="append", help="only this body or frame (repeatable)")
     fk.add_argument("--relative-to", metavar="NAME", help="poses in this body or frame instead of the world")
     fk.add_argument("--json", action="store_true", help="print {name: 4x4 matrix} as JSON")
     fk.set_defaults(handler=cmd_fk)
+
+    posed = argparse.ArgumentParser(add_help=False, parents=[configured])
+    posed.add_argument(
+        "--kind", choices=("visual", "collision"), default="visual", help="which shapes (default: visual)"
+    )
+
+    drawn = argparse.ArgumentParser(add_help=False, parents=[posed])
+    drawn.add_argument("-o", "--output", metavar="OUT", required=True, help="the file to write")
+    drawn.add_argument(
+        "--skip-missing",
+        action="store_true",
+        help="leave out meshes that cannot be read (each is named) instead of failing",
+    )
+
+    rnd = sub.add_parser(
+        "render",
+        parents=[source, drawn],
+        help="draw a description to a PNG picture",
+        description="Draw the robot to a PNG, headless (no display or GPU), framing the whole robot.",
+    )
+    rnd.add_argument("--size", metavar="WxH", type=_size, default=(800, 600), help="picture size (default: 800x600)")
+    rnd.add_argument("--view", choices=VIEWS, default="iso", help="camera direction (default: iso)")
+    rnd.set_defaults(handler=cmd_render)
+
+    exp = sub.add_parser(
+        "export",
+        parents=[source, drawn],
+        help="write the posed robot as .glb, .obj, .stl, .ply or .dae",
+        description="Write the robot at the given configuration as a file any 3D viewer opens; the type comes "
+        "from OUT's extension: .glb (recommended: names, colours, textures), .obj, .stl, .ply, .dae.",
+    )
+    exp.set_defaults(handler=cmd_export)
+
+    view = sub.add_parser(
+        "view",
+        parents=[source, posed],
+        help="open an interactive viewer in the web browser",
+        description="Serve an interactive viewer (a slider per joint, keyframes, visual/collision, frame axes) "
+        "and print its address; stop with Ctrl-C. Needs the viewer extra: pip install 'robodesc[viewer]'.",
+    )
+    view.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1, this machine only)"
+    )
+    view.add_argument("--port", type=int, default=8080, help="port to listen on (default: 8080)")
+    view.set_defaults(handler=cmd_view)
 
     chk = sub.add_parser(
         "check",

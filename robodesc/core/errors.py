@@ -315,6 +315,13 @@ class CyclicPoseReference(RobodescError):
     code = "cyclic-pose-reference"
 
 
+class ExportFailed(RobodescError):
+    """A scene could not be written to a file: the folder is missing or not writable, or trimesh
+    refused the scene. The file that was there before is left as it was."""
+
+    code = "export-failed"
+
+
 class ReservedName(InvalidValue):
     """A name the format reserves for itself (SDF `world`, `__model__`, `__root__`, `__anything__`)."""
 
