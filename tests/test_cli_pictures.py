@@ -185,3 +185,16 @@ def test_bad_joint_values_are_one_line_errors(capsys, tmp_path):
         code, out, err = run(capsys, "export", ARM, "-o", tmp_path / "a.glb", *argv)
         assert code == 1 and err.startswith("robodesc: error: ") and err.count("\n") == 1, (argv, err)
     assert not (tmp_path / "a.glb").exists()
+
+
+# -- the examples the docs draw ------------------------------------------------------------------
+def test_a_world_joint_named_without_its_model_scope_is_suggested_in_full(capsys):
+    code, out, err = run(capsys, "fk", ROOT / "examples" / "pendulum_world.sdf", "--set", "shoulder=0.5")
+    assert code == 1
+    assert "no joint named 'shoulder'" in err and "did you mean 'double_pendulum::shoulder'?" in err
+
+
+def test_the_example_files_check_clean(capsys):
+    for name in ("quadruped.xml", "pendulum_world.sdf"):
+        code, out, err = run(capsys, "check", "--strict", ROOT / "examples" / name)
+        assert (code, err) == (0, ""), out

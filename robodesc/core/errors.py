@@ -296,8 +296,13 @@ class ConfigurationError(RobodescError, ValueError):
 
 
 def did_you_mean(word: str, candidates: Iterable[str]) -> str | None:
-    """A 'did you mean' suggestion for a misspelt name, or None when nothing is close."""
-    matches = difflib.get_close_matches(word, list(candidates), n=3, cutoff=0.6)
+    """A 'did you mean' suggestion for a misspelt name, or None when nothing is close.
+
+    A name given without the scope a world adds (`shoulder` for `double_pendulum::shoulder`) is
+    matched on its last `::` part first: it is no misspelling, and may be far from the full name."""
+    names = list(candidates)
+    matches = [name for name in names if name.rpartition("::")[2] == word and name != word][:3]
+    matches = matches or difflib.get_close_matches(word, names, n=3, cutoff=0.6)
     if not matches:
         return None
     return "did you mean " + " or ".join(repr(m) for m in matches) + "?"
