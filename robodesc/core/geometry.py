@@ -55,6 +55,16 @@ class Capsule(Geometry):
 
 
 @dataclass(eq=False, repr=False)
+class Cone(Geometry):
+    """A right circular cone (SDFormat 1.11's ``<cone>``): centred on its origin along z, the base
+    circle of `radius` at z = -length/2 and the apex at z = +length/2, as libsdformat and gz-math
+    place it (their bounding box is symmetric about the origin)."""
+
+    radius: float
+    length: float  # base to apex
+
+
+@dataclass(eq=False, repr=False)
 class Ellipsoid(Geometry):
     radii: np.ndarray
 
@@ -67,16 +77,24 @@ class Plane(Geometry):
 
 @dataclass(eq=False, repr=False)
 class Mesh(Geometry):
-    """A mesh file as the description names it; the file is read only on request.
+    """A mesh: a file as the description names it (read only on request), or vertex data written in
+    the description itself (MJCF ``<mesh vertex="..." face="...">``).
 
-    `path` is the local file the URI resolved to while loading (None when it did not), and
-    `tried` lists where robodesc looked, so a failure can say so.
+    `path` is the local file the URI resolved to while loading (None when it did not, or when the
+    mesh has no file), and `tried` lists where robodesc looked, so a failure can say so.
+
+    `vertices` ((n, 3), in the mesh's own frame, before `scale`) and `faces` ((m, 3) vertex indices)
+    hold a mesh given inline; when set, `load` builds the mesh from them and reads no file. Without
+    `faces` the mesh is the convex hull of the vertices, which is what MuJoCo draws and collides
+    for a ``<mesh>`` given by vertices alone. For a mesh read from a file both stay None.
     """
 
     uri: str
     scale: np.ndarray = field(default_factory=lambda: np.ones(3))
     path: str | None = None
     tried: list[str] = field(default_factory=list)
+    vertices: np.ndarray | None = None
+    faces: np.ndarray | None = None
 
     def resolved_path(self) -> str:
         """The local file of this mesh; raises `ResourceNotFound` listing every path tried."""
@@ -90,13 +108,102 @@ class Mesh(Geometry):
         return self.path
 
     def load(self) -> Any:
-        """Read the mesh with trimesh (scaled) and return a `trimesh.Trimesh`.
+        """Read the mesh with trimesh (scaled) and return one `trimesh.Trimesh` (a file of several
+        parts joined into one; `load_parts` keeps them apart).
 
         Raises `ResourceNotFound` when the file is absent or cannot be opened, `MissingDependency`
         when trimesh needs an optional package that is not installed (pycollada for COLLADA, Pillow
-        for textured OBJ, ...), and `InvalidValue` when the file is there but is not a mesh trimesh
-        can read, or holds no geometry.
+        for textured OBJ, SciPy for the hull of vertices without faces, ...), and `InvalidValue`
+        when the file is there but is not a mesh trimesh can read, or holds no geometry.
         """
+        if self.vertices is not None:
+            return self._inline()
+        mesh = self._read("mesh")
+        mesh.apply_scale(self.scale)
+        return mesh
+
+    def load_parts(self) -> list[tuple[str | None, np.ndarray, Any]]:
+        """The parts of the mesh file as ``(name, transform, trimesh.Trimesh)``: one per geometry node
+        of the file (a DAE node, an OBJ object), each with its own material, `transform` (4x4) placing
+        the part in the mesh frame once `scale` is applied. A file of one part gives one entry named
+        None with the whole (scaled) mesh, exactly what `load` returns; so does inline vertex data.
+
+        With a uniform scale each part's geometry is scaled and its transform stays rigid (the
+        translation scaled); with a non-uniform one the transform is baked into the part's vertices
+        and `transform` is the identity, since a rigid pose cannot carry it. Raises what `load` raises.
+        """
+        if self.vertices is not None:
+            return [(None, np.eye(4), self._inline())]
+        scene = self._read("scene")
+        nodes = list(scene.graph.nodes_geometry)
+        if len(nodes) <= 1:
+            mesh = scene.to_mesh() if nodes else None
+            if mesh is None or len(mesh.vertices) == 0:
+                raise self._empty()
+            mesh.apply_scale(self.scale)
+            return [(None, np.eye(4), mesh)]
+        scale = np.asarray(self.scale, dtype=float)
+        uniform = bool(np.all(scale == scale[0]))
+        parts: list[tuple[str | None, np.ndarray, Any]] = []
+        for node in nodes:
+            matrix, geometry_name = scene.graph[node]
+            part = scene.geometry[geometry_name].copy()
+            if len(getattr(part, "vertices", ())) == 0:
+                continue  # a node holding no triangles (a point cloud, a path) has nothing to draw
+            local = np.array(matrix, dtype=float)
+            if uniform:
+                part.apply_scale(float(scale[0]))
+                local[:3, 3] *= scale[0]
+            else:
+                part.apply_transform(np.diag([*scale, 1.0]) @ local)
+                local = np.eye(4)
+            parts.append((str(node), local, part))
+        if not parts:
+            raise self._empty()
+        return parts
+
+    def _inline(self) -> Any:
+        """The mesh of inline vertex data: its faces, or the convex hull of its vertices; scaled."""
+        import trimesh
+
+        vertices = np.asarray(self.vertices, dtype=float).reshape(-1, 3)
+        if self.faces is not None and np.size(self.faces):
+            faces = np.asarray(self.faces, dtype=np.int64).reshape(-1, 3)
+            if faces.min() < 0 or faces.max() >= len(vertices):
+                raise InvalidValue(
+                    f"mesh {self.uri!r} has a face index outside its {len(vertices)} vertices", construct=self.uri
+                )
+            mesh = trimesh.Trimesh(vertices=vertices, faces=faces, process=False)
+        else:
+            try:
+                mesh = trimesh.convex.convex_hull(vertices)
+            except ImportError as exc:
+                raise MissingDependency(
+                    f"drawing mesh {self.uri!r}, given by vertices alone, needs their convex hull, which trimesh"
+                    " computes with SciPy; it is not installed",
+                    package="scipy",
+                    extra="meshes",
+                    construct=self.uri,
+                ) from exc
+            except Exception as exc:  # qhull refuses flat or too few points
+                raise InvalidValue(
+                    f"mesh {self.uri!r}: the convex hull of its vertices cannot be built ({_describe(exc)})",
+                    construct=self.uri,
+                ) from exc
+        mesh.apply_scale(self.scale)
+        return mesh
+
+    def _empty(self) -> InvalidValue:
+        kind = os.path.splitext(self.path or "")[1].lstrip(".").upper() or "mesh"
+        return InvalidValue(
+            f"mesh {self.uri!r} holds no geometry: the file is empty or not a valid {kind} file",
+            location=Location(file=self.path),
+            construct=self.uri,
+        )
+
+    def _read(self, force: str) -> Any:
+        """The file read by trimesh as one mesh (``force="mesh"``) or a scene of parts ("scene"), with
+        every failure turned into the robodesc error `load` documents."""
         import trimesh  # imported here: loading a description never needs it
 
         path = self.resolved_path()
@@ -108,7 +215,7 @@ class Mesh(Geometry):
             raise ResourceNotFound(f"mesh {path!r} cannot be opened: {why}", construct=self.uri) from None
         kind = os.path.splitext(path)[1].lstrip(".").upper() or "mesh"
         try:
-            mesh = trimesh.load(path, force="mesh")
+            loaded = trimesh.load(path, force=force)
         except ImportError as exc:
             # trimesh imports its optional packages lazily: a reader that needs one raises ImportError
             # when called (e.g. "missing `pip install pycollada`", "No module named 'PIL'")
@@ -136,14 +243,9 @@ class Mesh(Geometry):
                 location=Location(file=path),
                 construct=self.uri,
             ) from exc
-        if len(getattr(mesh, "vertices", ())) == 0:
-            raise InvalidValue(
-                f"mesh {self.uri!r} holds no geometry: the file is empty or not a valid {kind} file",
-                location=Location(file=path),
-                construct=self.uri,
-            )
-        mesh.apply_scale(self.scale)
-        return mesh
+        if force == "mesh" and len(getattr(loaded, "vertices", ())) == 0:
+            raise self._empty()
+        return loaded
 
 
 #: Import names of trimesh's optional packages whose pip name differs.
@@ -190,11 +292,173 @@ def _describe(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
 
+#: Most samples (rows x columns) a heightfield may have before robodesc refuses to read or draw it:
+#: 4096 x 4096. A grid mesh of that many vertices already takes about 1 GB; a bad header or a huge
+#: image should be an error, not an attempt to allocate gigabytes.
+MAX_HEIGHTFIELD_SAMPLES = 4096 * 4096
+
+#: How `Heightfield.file_format` says its file is written.
+HEIGHTFIELD_FILE_FORMATS = ("image", "mujoco")
+#: How `Heightfield.normalize` turns the values of a file into fractions of the height.
+HEIGHTFIELD_NORMALIZATIONS = ("range", "max")
+
+
 @dataclass(eq=False, repr=False)
 class Heightfield(Geometry):
+    """A terrain: a grid of heights over a rectangle (MJCF ``<hfield>``, SDFormat ``<heightmap>``).
+
+    The surface spans ``size[0]`` along x and ``size[1]`` along y, centred on `center` (the shape
+    frame's origin unless SDF's ``<pos>`` moves it); a sample of height ``h`` in 0..1 stands at
+    ``center z + h * size[2]``. Below the surface a solid base reaches down `base` (MuJoCo's
+    ``base_z``; 0 for SDF, whose heightmap is a surface).
+
+    The heights are either `elevation`, kept by the reader (an (rows, columns) array of fractions
+    in 0..1; row 0 along the -y edge, column 0 along the -x edge), or read from the file at `path`
+    on request (`heights()`): `file_format` "image" (a greyscale picture, its top row along +y as
+    seen from above; needs Pillow) or "mujoco" (MuJoCo's binary: int32 rows, int32 columns, then
+    rows x columns float32, row 0 along -y). `normalize` says how the file's values become 0..1:
+    "range" maps the smallest to 0 and the largest to 1 (MuJoCo), "max" divides by the largest
+    (Gazebo, which divides by the brightest pixel). A colour picture's red channel is its grey,
+    as MuJoCo's decoder gives it.
+    """
+
     uri: str | None = None
-    size: np.ndarray | None = None
+    size: np.ndarray | None = None  # (x, y, z): full extent of the footprint, height of elevation 1
     path: str | None = None
+    elevation: np.ndarray | None = None
+    base: float = 0.0
+    center: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    file_format: str = "image"
+    normalize: str = "range"
+
+    def heights(self) -> np.ndarray:
+        """The (rows, columns) heights in 0..1, row 0 along -y: `elevation`, else read from the file.
+
+        Raises `ResourceNotFound` when there is neither (or the file cannot be opened),
+        `MissingDependency` (robodesc[meshes]) when an image needs Pillow, and `InvalidValue` when
+        the file is not a heightfield of its format or has more than `MAX_HEIGHTFIELD_SAMPLES`.
+        """
+        if self.elevation is not None:
+            grid = np.asarray(self.elevation, dtype=float)
+            if grid.ndim != 2 or grid.shape[0] < 2 or grid.shape[1] < 2:
+                raise InvalidValue(
+                    f"heightfield {self.uri or ''!r} needs at least 2 x 2 heights, not {grid.shape}",
+                    construct=self.uri,
+                )
+            _bounded(grid.shape[0], grid.shape[1], self.uri, None)
+            return grid
+        if self.path is None:
+            raise ResourceNotFound(
+                f"heightfield {self.uri or ''!r} has no height data: no elevation, and no file was found",
+                construct=self.uri,
+            )
+        raw = _read_mujoco_heights(self.path, self.uri) if self.file_format == "mujoco" else None
+        if raw is None:
+            raw = _read_image_heights(self.path, self.uri)
+        if raw.shape[0] < 2 or raw.shape[1] < 2:
+            raise InvalidValue(
+                f"heightfield {self.uri!r} needs at least 2 x 2 samples, its file has {raw.shape[0]} x {raw.shape[1]}",
+                location=Location(file=self.path),
+                construct=self.uri,
+            )
+        return _normalized(raw, self.normalize)
+
+
+def _bounded(rows: int, columns: int, uri: str | None, path: str | None) -> None:
+    if rows * columns > MAX_HEIGHTFIELD_SAMPLES:
+        raise InvalidValue(
+            f"heightfield {uri or ''!r} has {rows} x {columns} samples, more than robodesc draws"
+            f" ({MAX_HEIGHTFIELD_SAMPLES})",
+            location=Location(file=path) if path else None,
+            construct=uri,
+            suggestion="downsample the terrain",
+        )
+
+
+def _normalized(raw: np.ndarray, how: str) -> np.ndarray:
+    """File values as fractions: "range" (min -> 0, max -> 1, MuJoCo), else "max" (value / max, Gazebo)."""
+    raw = np.asarray(raw, dtype=float)
+    low, high = float(raw.min()), float(raw.max())
+    if how == "range":
+        return (raw - low) / (high - low) if high > low else np.zeros_like(raw)
+    return raw / high if high > 0 else np.zeros_like(raw)
+
+
+def _read_mujoco_heights(path: str, uri: str | None) -> np.ndarray:
+    """MuJoCo's binary heightfield: int32 rows, int32 columns, rows x columns float32; row 0 along -y.
+    The size is checked against the header before anything is allocated."""
+    where = Location(file=path)
+    try:
+        with open(path, "rb") as handle:
+            header = handle.read(8)
+            if len(header) < 8:
+                raise InvalidValue(
+                    f"heightfield file {path!r} is too short for MuJoCo's header (two int32 counts)",
+                    location=where,
+                    construct=uri,
+                )
+            rows, columns = (int(v) for v in np.frombuffer(header, dtype="<i4"))
+            if rows < 1 or columns < 1:
+                raise InvalidValue(
+                    f"heightfield file {path!r} says it has {rows} x {columns} samples", location=where, construct=uri
+                )
+            _bounded(rows, columns, uri, path)
+            data = handle.read(4 * rows * columns + 1)
+    except OSError as exc:
+        raise ResourceNotFound(
+            f"heightfield {path!r} cannot be read: {exc.strerror or exc}", tried=[path], construct=uri
+        ) from None
+    if len(data) != 4 * rows * columns:
+        raise InvalidValue(
+            f"heightfield file {path!r} holds {len(data)} bytes of data, its header promises {rows} x {columns}"
+            " float32 values",
+            location=where,
+            construct=uri,
+        )
+    values = np.frombuffer(data, dtype="<f4").astype(float).reshape(rows, columns)
+    if not np.all(np.isfinite(values)):
+        raise InvalidValue(f"heightfield file {path!r} holds values that are not finite", location=where, construct=uri)
+    return values
+
+
+def _read_image_heights(path: str, uri: str | None) -> np.ndarray:
+    """A greyscale picture as heights in 0..max, flipped so that row 0 lies along -y (the picture's
+    top row along +y, seen from above). A colour picture's red channel is its grey, and a 16-bit one
+    is read by its high byte, as MuJoCo's PNG decoder gives them."""
+    try:
+        from PIL import Image
+    except ImportError as exc:
+        raise MissingDependency(
+            f"reading the heightfield image {path!r} needs the optional package 'Pillow', which is not installed",
+            package="Pillow",
+            extra="meshes",
+            construct=uri,
+        ) from exc
+    where = Location(file=path)
+    try:
+        with Image.open(path) as image:
+            columns, rows = image.size
+            _bounded(rows, columns, uri, path)
+            if image.mode in ("I;16", "I;16B", "I;16L", "I"):
+                pixels = np.asarray(image, dtype=np.int64) >> 8
+            elif image.mode == "F":  # a floating-point picture (a DEM in TIFF): its values are heights
+                pixels = np.asarray(image, dtype=float)
+            else:
+                if image.mode not in ("L", "LA", "RGB", "RGBA"):
+                    image = image.convert("RGB")
+                pixels = np.asarray(image)
+                pixels = pixels if pixels.ndim == 2 else pixels[:, :, 0]
+    except OSError as exc:
+        if isinstance(exc, FileNotFoundError | PermissionError | IsADirectoryError):
+            raise ResourceNotFound(
+                f"heightfield {path!r} cannot be read: {exc.strerror or exc}", tried=[path], construct=uri
+            ) from None
+        raise InvalidValue(
+            f"heightfield {uri!r} is not an image Pillow can read: {_describe(exc)}", location=where, construct=uri
+        ) from None
+    except Image.DecompressionBombError as exc:
+        raise InvalidValue(f"heightfield image {path!r} is too large: {exc}", location=where, construct=uri) from None
+    return np.flipud(np.asarray(pixels, dtype=float))
 
 
 @dataclass(eq=False, repr=False)

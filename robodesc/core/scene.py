@@ -3,9 +3,10 @@
 Everything a picture, an exported file or a viewer needs starts here, so it lives in the core and
 works alike for every format. Three rules shape it:
 
-* **One node per shape**, placed directly under the scene's base frame at the shape's world pose
-  (body pose from forward kinematics @ `shape.pose`). A flat graph keeps re-posing to one
-  transform per shape and makes ``scene.graph[node]`` the world pose without walking a tree.
+* **One node per shape** (per part, for a mesh file of several parts), placed directly under the
+  scene's base frame at its world pose (body pose from forward kinematics @ `shape.pose`, @ the
+  part's transform in its file). A flat graph keeps re-posing to one transform per node and makes
+  ``scene.graph[node]`` the world pose without walking a tree.
 * **Mesh files are read once per model.** The meshes read for one scene are kept on the model and
   shared by every later scene of it, so a scene at another configuration reads no file again.
   The geometry in a scene is therefore shared with the model's cache: copy it before editing it.
@@ -16,6 +17,7 @@ This module imports trimesh only when called: loading a description never needs 
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import fields
 from typing import TYPE_CHECKING, Any
@@ -23,7 +25,20 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .errors import ConfigurationError, InvalidArgument, RobodescError, UnsupportedGeometry
-from .geometry import Box, Capsule, Cylinder, Ellipsoid, Geometry, Heightfield, Material, Mesh, Plane, Shape, Sphere
+from .geometry import (
+    Box,
+    Capsule,
+    Cone,
+    Cylinder,
+    Ellipsoid,
+    Geometry,
+    Heightfield,
+    Material,
+    Mesh,
+    Plane,
+    Shape,
+    Sphere,
+)
 
 if TYPE_CHECKING:
     import trimesh
@@ -50,7 +65,9 @@ def as_trimesh(geometry: Geometry, color: np.ndarray | Sequence[float] | None = 
     straight part along z, radii. A plane becomes a thin square patch (its `size`, or
     `INFINITE_PLANE_SIZE` on a side when infinite) whose top face is the plane. A mesh is read
     with `Mesh.load` (scale applied) and raises what it raises: `ResourceNotFound`,
-    `MissingDependency`, `InvalidValue`. A heightfield raises `UnsupportedGeometry` (not drawn yet).
+    `MissingDependency`, `InvalidValue`. A cone is centred on its origin, apex up. A heightfield
+    is a grid of its heights (read from its file if it has no elevation), with walls and a bottom
+    down to its `base` when it has one; a grid of more than `MAX_HEIGHTFIELD_SAMPLES` is refused.
 
     `color` (RGBA in 0..1) becomes the face colours of a primitive, and of a mesh whose file
     brings no colours or texture of its own; a mesh's own visuals are kept.
@@ -72,21 +89,61 @@ def as_trimesh(geometry: Geometry, color: np.ndarray | Sequence[float] | None = 
         mesh = trimesh.creation.capsule(
             height=float(geometry.length), radius=float(geometry.radius), count=[ROUND_SECTIONS, ROUND_SECTIONS]
         )
+    elif isinstance(geometry, Cone):
+        # trimesh's cone stands on z = 0; robodesc's (SDFormat's) is centred on its origin
+        mesh = trimesh.creation.cone(
+            radius=float(geometry.radius), height=float(geometry.length), sections=ROUND_SECTIONS
+        )
+        mesh.apply_translation([0.0, 0.0, -float(geometry.length) / 2])
     elif isinstance(geometry, Ellipsoid):
         mesh = trimesh.creation.icosphere(subdivisions=SPHERE_SUBDIVISIONS, radius=1.0)
         mesh.apply_scale(np.asarray(geometry.radii, dtype=float))
     elif isinstance(geometry, Plane):
         mesh = _plane_patch(geometry)
     elif isinstance(geometry, Heightfield):
-        raise UnsupportedGeometry(
-            f"heightfield {geometry.uri or ''!r} cannot be turned into a mesh yet (its height data is not read)",
-            construct=geometry.uri,
-        )
+        mesh = _heightfield_mesh(geometry)
     else:
         raise UnsupportedGeometry(f"no mesh for geometry type {type(geometry).__name__}")
     if color is not None:
         _paint(mesh, color, keep_own=isinstance(geometry, Mesh))
     return mesh
+
+
+def _heightfield_mesh(field: Heightfield) -> trimesh.Trimesh:
+    """The grid of a heightfield's heights, built with array operations only (two triangles per
+    cell, wound to face +z); with a base, walls from the edge of the grid down to ``-base`` and a
+    bottom closing it, as MuJoCo draws its height fields."""
+    import trimesh
+
+    heights = field.heights()
+    rows, columns = heights.shape
+    sx, sy, sz = (float(v) for v in (np.ones(3) if field.size is None else np.asarray(field.size, dtype=float)))
+    cx, cy, cz = (float(v) for v in np.asarray(field.center, dtype=float))
+    xs, ys = np.meshgrid(np.linspace(-sx / 2, sx / 2, columns) + cx, np.linspace(-sy / 2, sy / 2, rows) + cy)
+    top = np.column_stack([xs.ravel(), ys.ravel(), cz + heights.ravel() * sz])
+    index = np.arange(rows * columns).reshape(rows, columns)
+    a, b = index[:-1, :-1].ravel(), index[:-1, 1:].ravel()
+    c, d = index[1:, 1:].ravel(), index[1:, :-1].ravel()
+    faces = [np.column_stack([a, b, c]), np.column_stack([a, c, d])]
+    vertices = [top]
+    base = float(field.base)
+    if base > 0:
+        # the edge of the grid counter-clockwise seen from above, each corner once
+        ring = np.concatenate([index[0, :-1], index[:-1, -1], index[-1, :0:-1], index[:0:-1, 0]])
+        count, first = len(ring), len(top)
+        bottom = top[ring].copy()
+        bottom[:, 2] = cz - base
+        centre = np.array([[cx, cy, cz - base]])
+        k = np.arange(count)
+        following = (k + 1) % count
+        low, low_next = first + k, first + following
+        faces += [
+            np.column_stack([ring, low, low_next]),
+            np.column_stack([ring, low_next, ring[following]]),
+            np.column_stack([np.full(count, first + count), low_next, low]),
+        ]
+        vertices += [bottom, centre]
+    return trimesh.Trimesh(vertices=np.concatenate(vertices), faces=np.concatenate(faces), process=False)
 
 
 def _plane_patch(plane: Plane) -> trimesh.Trimesh:
@@ -138,41 +195,73 @@ def node_name(body: str, kind: str, index: int, shape: Shape) -> str:
     return f"{body}/{shape.name}" if shape.name else f"{body}/{kind}/{index}"
 
 
-def _cached_mesh(model: Model, shape: Shape) -> trimesh.Trimesh:
-    """The trimesh of a shape, built once per model and shared by every scene of it.
+#: One drawable piece of a shape: (part name or None for the whole shape, transform of the part in
+#: the shape frame, mesh).
+Part = tuple[str | None, np.ndarray, "trimesh.Trimesh"]
 
-    Keyed by what the mesh depends on (file, scale, colour; sizes for primitives), so editing a
-    shape by hand gives a new entry rather than a stale one."""
+
+def _cached_parts(model: Model, shape: Shape) -> list[Part]:
+    """The meshes of a shape, built once per model and shared by every scene of it: one for a
+    primitive, a heightfield or a mesh file of one part; one per part of a file of several parts.
+
+    Keyed by what the mesh depends on (file, scale, colour; sizes for primitives; the data itself
+    for inline vertices and heightfields), so editing a shape by hand gives a new entry rather than
+    a stale one. Each file is read once per model whatever colours its shapes give it."""
     geometry = shape.geometry
     color = _shape_color(shape)
-    if isinstance(geometry, Heightfield):
-        return as_trimesh(geometry)  # raises: not drawn yet
     color_key = None if color is None else tuple(np.asarray(color, dtype=float).round(6))
+    cache = model._meshes
+    identity = np.eye(4)
     if isinstance(geometry, Mesh):
-        key: Any = ("mesh", geometry.path, geometry.uri, tuple(np.asarray(geometry.scale, dtype=float)), color_key)
-        cache = model._meshes
+        raw_key = (
+            "parts",
+            geometry.path,
+            geometry.uri,
+            tuple(np.asarray(geometry.scale, dtype=float)),
+            _digest(geometry.vertices),
+            _digest(geometry.faces),
+        )
+        key: Any = (*raw_key, color_key)
         found = cache.get(key)
         if found is None:
-            raw_key = ("file", geometry.path, geometry.uri, key[3])
             raw = cache.get(raw_key)
             if raw is None:
-                raw = cache[raw_key] = geometry.load()
-            found = raw if color is None or _has_own_visuals(raw) else raw.copy()
-            if color is not None:
-                _paint(found, color, keep_own=True)
-            cache[key] = found
+                raw = cache[raw_key] = geometry.load_parts()
+            found = cache[key] = [(name, local, _painted(mesh, color)) for name, local, mesh in raw]
         return found
-    key = ("primitive", type(geometry).__name__, _field_key(geometry), color_key)
-    found = model._meshes.get(key)
-    if found is None:
-        found = model._meshes[key] = as_trimesh(geometry, color)
-    return found
+    if isinstance(geometry, Heightfield):
+        key = ("heightfield", _field_key(geometry, skip=("elevation",)), _digest(geometry.elevation), color_key)
+    else:
+        key = ("primitive", type(geometry).__name__, _field_key(geometry), color_key)
+    mesh = cache.get(key)
+    if mesh is None:
+        mesh = cache[key] = as_trimesh(geometry, color)
+    return [(None, identity, mesh)]
 
 
-def _field_key(geometry: Geometry) -> tuple[Any, ...]:
-    """The field values of a primitive as a hashable key (arrays as tuples)."""
+def _painted(mesh: trimesh.Trimesh, color: np.ndarray | None) -> trimesh.Trimesh:
+    """`mesh` in `color` (a copy), unless it has no colour to take or visuals of its own to keep."""
+    if color is None or _has_own_visuals(mesh):
+        return mesh
+    painted = mesh.copy()
+    _paint(painted, color, keep_own=False)
+    return painted
+
+
+def _digest(values: np.ndarray | None) -> str | None:
+    """A short fingerprint of an array, for cache keys: linear in its size, small whatever its size."""
+    if values is None:
+        return None
+    array = np.ascontiguousarray(values)
+    return f"{array.dtype.str}{array.shape}" + hashlib.blake2b(array.tobytes(), digest_size=16).hexdigest()
+
+
+def _field_key(geometry: Geometry, skip: tuple[str, ...] = ()) -> tuple[Any, ...]:
+    """The field values of a primitive as a hashable key (arrays as tuples), but those in `skip`."""
     out: list[Any] = []
     for f in fields(geometry):
+        if f.name in skip:
+            continue
         value = getattr(geometry, f.name)
         out.append(tuple(np.asarray(value, dtype=float).ravel()) if isinstance(value, np.ndarray) else value)
     return tuple(out)
@@ -185,13 +274,17 @@ def build_scene(
     skip_missing: bool = False,
 ) -> trimesh.Scene:
     """A `trimesh.Scene` of `model` at `positions`: one node per shape of `kind` ("visual" or
-    "collision"), named by `node_name`, at world pose ``model.pose(body) @ shape.pose``.
+    "collision"), named by `node_name`, at world pose ``model.pose(body) @ shape.pose``. A mesh file
+    of several parts (a DAE of several nodes, an OBJ of several objects) gives one node per part,
+    ``"<shape node>/<part>"``, at ``model.pose(body) @ shape.pose @ <the part's transform>``, each
+    with its own material.
 
-    A mesh that cannot be read raises its robodesc error (`ResourceNotFound`, `MissingDependency`,
-    `InvalidValue`); with ``skip_missing=True`` such shapes are left out instead. Heightfields are
-    always left out for now. Every shape left out is listed, with the reason, in
-    ``scene.metadata["robodesc"]["skipped"]``; ``scene.metadata["robodesc"]["nodes"]`` maps each
-    node to its body, kind and index, which `update_scene` uses to re-pose the scene.
+    A mesh or heightfield that cannot be read raises its robodesc error (`ResourceNotFound`,
+    `MissingDependency`, `InvalidValue`); with ``skip_missing=True`` such shapes are left out
+    instead. A shape of a kind robodesc cannot draw (an SDF polyline or image) is always left out.
+    Every shape left out is listed, with the reason, in ``scene.metadata["robodesc"]["skipped"]``;
+    ``scene.metadata["robodesc"]["nodes"]`` maps each node to its body, kind, index, part and the
+    part's transform in the shape frame (``local``), which `update_scene` uses to re-pose the scene.
     """
     import trimesh
 
@@ -204,14 +297,9 @@ def build_scene(
     for body in model.bodies.values():
         shapes = body.visuals if kind == "visual" else body.collisions
         for index, shape in enumerate(shapes):
-            name = node_name(body.name, kind, index, shape)
-            if name in nodes:
-                repeat = 2
-                while f"{name}~{repeat}" in nodes:
-                    repeat += 1
-                name = f"{name}~{repeat}"
+            name = _unique(node_name(body.name, kind, index, shape), nodes)
             try:
-                mesh = _cached_mesh(model, shape)
+                parts = _cached_parts(model, shape)
             except UnsupportedGeometry as exc:
                 skipped.append(_skip_record(name, body.name, kind, index, exc, _written_as(shape)))
                 continue
@@ -220,10 +308,25 @@ def build_scene(
                     raise
                 skipped.append(_skip_record(name, body.name, kind, index, exc))
                 continue
-            scene.add_geometry(mesh, geom_name=name, node_name=name, transform=poses[body.name] @ shape.pose)
-            nodes[name] = {"body": body.name, "kind": kind, "index": index, "shape": shape.name}
+            placed = poses[body.name] @ shape.pose
+            for part, local, mesh in parts:
+                node = name if part is None else _unique(f"{name}/{part}", nodes)
+                scene.add_geometry(mesh, geom_name=node, node_name=node, transform=placed @ local)
+                nodes[node] = {"body": body.name, "kind": kind, "index": index, "shape": shape.name}
+                if part is not None:
+                    nodes[node].update(part=part, local=local)
     scene.metadata[METADATA_KEY] = {"model": model.name, "kind": kind, "nodes": nodes, "skipped": skipped}
     return scene
+
+
+def _unique(name: str, taken: Mapping[str, Any]) -> str:
+    """`name`, or `name~2`, `name~3`, ... when it is taken."""
+    if name not in taken:
+        return name
+    repeat = 2
+    while f"{name}~{repeat}" in taken:
+        repeat += 1
+    return f"{name}~{repeat}"
 
 
 def _skip_record(
@@ -261,5 +364,7 @@ def update_scene(scene: trimesh.Scene, model: Model, positions: Positions = None
     for name, where in nodes.items():
         body = model.bodies[where["body"]]
         shape = (body.visuals if where["kind"] == "visual" else body.collisions)[where["index"]]
-        graph.update(frame_to=name, matrix=poses[body.name] @ shape.pose)
+        matrix = poses[body.name] @ shape.pose
+        local = where.get("local")
+        graph.update(frame_to=name, matrix=matrix if local is None else matrix @ local)
     return scene

@@ -27,8 +27,18 @@ from ...core.model import (
     Limits,
     Model,
 )
-from ...core.transforms import invert_pose, make_pose, matrix_to_quat
-from .records import ActuatorSpec, BodySpec, EqualitySpec, GeomSpec, JointSpec, ModelSpec, SiteSpec
+from ...core.transforms import make_pose, matrix_to_quat
+from .records import (
+    ActuatorSpec,
+    BodySpec,
+    EqualitySpec,
+    GeomSpec,
+    HfieldAsset,
+    JointSpec,
+    MeshShape,
+    ModelSpec,
+    SiteSpec,
+)
 
 #: An actuator's transmission: the attribute naming what it drives (slidersite goes with cranksite).
 _TRANSMISSIONS = ("joint", "jointinparent", "tendon", "site", "body", "cranksite", "slidersite")
@@ -148,11 +158,58 @@ def _geometry(spec: GeomSpec) -> tuple[Geometry, np.ndarray]:
         extent = size + [0.0] * (2 - len(size))
         return Plane(size=np.array([2 * s for s in extent[:2]]) if all(s > 0 for s in extent[:2]) else None), pose
     if kind == "hfield":
-        return Heightfield(uri=spec.hfield), pose
+        return _heightfield(spec.hfield), pose
     mesh = spec.mesh
     assert mesh is not None  # the spec stage gives every mesh and sdf geom its mesh
-    geometry = Mesh(uri=mesh.uri, scale=np.array(mesh.scale), path=mesh.path, tried=mesh.tried)
-    return geometry, pose @ invert_pose(mesh.reference)
+    return _mesh(mesh, pose)
+
+
+def _heightfield(asset: HfieldAsset | None) -> Heightfield:
+    """An ``<hfield>`` as robodesc's heightfield: ``size`` (rx, ry, z, base) as full extents, the
+    inline heights as the spec stage normalised them, or the file (a PNG, else MuJoCo's binary)."""
+    assert asset is not None  # the spec stage resolves every hfield geom's asset
+    rx, ry, top, base = asset.size
+    is_png = asset.path is not None and asset.path.lower().endswith(".png")
+    return Heightfield(
+        uri=asset.uri or f"hfield:{asset.name}",
+        size=np.array([2 * rx, 2 * ry, top]),
+        path=asset.path,
+        elevation=None if asset.elevation is None else asset.elevation.copy(),
+        base=base,
+        file_format="image" if is_png else "mujoco",
+        normalize="range",  # MuJoCo maps every height field's values to 0..1
+    )
+
+
+def _mesh(mesh: MeshShape, pose: np.ndarray) -> tuple[Geometry, np.ndarray]:
+    """A mesh geom's shape placed as MuJoCo places its vertices: ``scale * R(refquat)^T (v - refpos)``
+    in the geom frame (MuJoCo then moves that frame to the mesh's centre of mass and principal axes,
+    and the vertices with it, which leaves them where they are in the body).
+
+    Inline vertices are moved into the mesh frame here, so the shape needs only the geom's pose and
+    the scale. A file is drawn with `scale` and a rigid pose: exact when ``scale R^T scale^-1`` is a
+    rotation (a uniform scale, or no refquat: every mesh seen so far); otherwise (a non-uniform
+    scale with a refquat) no rigid pose can carry it, and the pose keeps the rotation and the refpos
+    offset: the drawing is then approximate (docs/formats/mjcf.md says so)."""
+    scale = np.array(mesh.scale, dtype=float)
+    rotation, refpos = mesh.reference[:3, :3], mesh.reference[:3, 3]
+    if mesh.vertices is not None:
+        vertices = (mesh.vertices - refpos) @ rotation  # R^T (v - refpos), row by row
+        faces = None if mesh.faces is None else mesh.faces.copy()
+        geometry = Mesh(uri=mesh.uri, scale=scale, path=None, tried=[], vertices=vertices, faces=faces)
+        return geometry, pose
+    geometry = Mesh(uri=mesh.uri, scale=scale, path=mesh.path, tried=mesh.tried)
+    return geometry, pose @ _mesh_frame(scale, rotation, refpos)
+
+
+def _mesh_frame(scale: np.ndarray, rotation: np.ndarray, refpos: np.ndarray) -> np.ndarray:
+    """The rigid X with ``X (scale * v) = scale * R^T (v - refpos)`` when one exists (see `_mesh`)."""
+    linear = rotation.T
+    if np.all(scale != 0):
+        turned = (scale[:, None] * rotation.T) / scale[None, :]
+        if np.allclose(turned @ turned.T, np.eye(3), atol=1e-12):
+            linear = turned
+    return make_pose(linear, -(scale * (rotation.T @ refpos)))
 
 
 def _constraint(spec: EqualitySpec) -> Constraint:

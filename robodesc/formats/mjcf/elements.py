@@ -25,7 +25,7 @@ from .attributes import ORIENTATIONS, Attributes
 from .checks import FROMTO_KINDS, ignored_class_attributes
 from .mesh_assets import MeshAsset
 from .mujoco_math import MJ_MINVAL
-from .records import GeomSpec, JointSpec, MeshShape, Principal, SiteSpec
+from .records import GeomSpec, HfieldAsset, JointSpec, MeshShape, Principal, SiteSpec
 
 GEOM_TYPES = ("plane", "hfield", "sphere", "capsule", "ellipsoid", "cylinder", "box", "mesh", "sdf")
 JOINT_TYPES = ("free", "ball", "slide", "hinge")
@@ -238,10 +238,24 @@ def read_geom(read: Attributes, element: Element, frame: np.ndarray, active: str
         shell=shell,
         drawn=not discarded and (group <= 2 or not collides),  # shown by default, or drawn and never collides
         material=_material(read, element, attrs),
-        hfield=attrs.get("hfield"),
+        hfield=_hfield(read, element, attrs) if kind == "hfield" else None,
         mesh=mesh,
         location=read.where(element),
     )
+
+
+def _hfield(read: Attributes, element: Element, attrs: dict[str, str]) -> HfieldAsset:
+    """The height field an hfield geom draws: one of its file's ``<hfield>`` assets."""
+    name = attrs.get("hfield")
+    if name is None:
+        raise read.error(
+            MissingAttribute,
+            element,
+            "an hfield geom needs an hfield attribute",
+            construct="geom/@hfield",
+            suggestion='add hfield="<asset hfield name>"',
+        )
+    return read.resolve(element, read.scope.hfields, name, "hfield", "declare it in <asset>")
 
 
 def _mesh_asset(read: Attributes, element: Element, attrs: dict[str, str], kind: str) -> MeshAsset | None:
@@ -306,6 +320,14 @@ def _mesh_shape(read: Attributes, asset: MeshAsset) -> MeshShape:
                 asset.location,
                 "check meshdir/assetdir in <compiler>",
             )
+    vertices = faces = None
+    if asset.path is None:  # inline data: kept for drawing (process_mesh checks it when MuJoCo would)
+        written = read.floats(asset.element, asset.attrs, "vertex", None, None)
+        if written is not None and len(written) % 3 == 0:
+            vertices = np.array(written, dtype=float).reshape(-1, 3)
+            written_faces = read.floats(asset.element, asset.attrs, "face", None, None)
+            if written_faces and len(written_faces) % 3 == 0:
+                faces = np.array(written_faces, dtype=float).reshape(-1, 3)
     return MeshShape(
         asset=asset.name,
         uri=asset.attrs.get("file") or f"mesh:{asset.attrs.get('name', '')}",
@@ -315,6 +337,8 @@ def _mesh_shape(read: Attributes, asset: MeshAsset) -> MeshShape:
         tried=tried,
         asset_location=asset.location,
         processed=asset.processed,
+        vertices=vertices,
+        faces=faces,
     )
 
 

@@ -17,15 +17,17 @@ from ...core.errors import (
     CyclicInclude,
     DuplicateName,
     InvalidValue,
+    MalformedValue,
     MissingAttribute,
     MissingRootElement,
     ResourceNotFound,
     did_you_mean,
 )
-from ...core.geometry import Material
+from ...core.geometry import MAX_HEIGHTFIELD_SAMPLES, Material
 from ..xml import Document, Element, Values, parse_xml
 from .attributes import ACTUATORS, Attributes, merged
 from .mesh_assets import MeshAsset
+from .records import HfieldAsset
 from .schema import check_tree
 from .state import Compiler, DefaultClass, FileScope, LoadState
 
@@ -242,6 +244,8 @@ def _assets(read: Attributes, scope: FileScope, element: Element) -> None:
         elif tag == "model":
             _submodel(read, scope, child)
         else:  # texture, hfield, skin, ...: kept as written
+            if tag == "hfield":  # and read: a scene draws it
+                _hfield(read, scope, child)
             scope.extras.append(read.extra(child, None))
 
 
@@ -260,6 +264,74 @@ def _mesh(read: Attributes, scope: FileScope, element: Element) -> None:
     read.unique(element, name, "mesh", scope.meshes)
     path = asset_path(read, file, "meshdir") if file else None
     scope.meshes[name] = MeshAsset(name, element, attrs, path, read)
+
+
+def _hfield(read: Attributes, scope: FileScope, element: Element) -> None:
+    """An ``<hfield>``: MuJoCo's checks (four positive sizes, at least 2 x 2 samples, as many heights
+    as rows x columns, a file or a grid), and its inline heights normalised as MuJoCo stores them."""
+    attrs = dict(element.attrib)
+    file = attrs.get("file")
+    name = attrs.get("name") or (os.path.splitext(os.path.basename(file))[0] if file else None)
+    if name is None:
+        raise read.error(
+            MissingAttribute,
+            element,
+            "an <hfield> without a file needs a name",
+            construct="hfield/@name",
+            suggestion='add name="..."',
+        )
+    size = read.floats(element, attrs, "size", 4, None)
+    read.require(
+        size is not None and all(v > 0 for v in size),
+        InvalidValue,
+        element,
+        f"hfield {name!r} needs a size of four positive numbers (radius_x radius_y elevation_z base_z)",
+        construct="hfield/@size",
+        suggestion='e.g. size="5 5 1 0.1"',
+    )
+    rows, columns = read.integer(element, attrs, "nrow", 0), read.integer(element, attrs, "ncol", 0)
+    elevation = read.floats(element, attrs, "elevation", None, None)
+    grid = None
+    if file is None:
+        read.require(
+            rows >= 2 and columns >= 2,
+            InvalidValue,
+            element,
+            f"hfield {name!r} needs a file, or nrow and ncol of at least 2",
+            construct="hfield/@nrow",
+            suggestion='add file="terrain.png", or nrow="..." ncol="..." elevation="..."',
+        )
+        read.require(
+            rows * columns <= MAX_HEIGHTFIELD_SAMPLES,
+            InvalidValue,
+            element,
+            f"hfield {name!r} has {rows} x {columns} samples, more than robodesc handles ({MAX_HEIGHTFIELD_SAMPLES})",
+            construct="hfield/@nrow",
+            suggestion="use a coarser grid",
+        )
+        if elevation is not None:
+            read.require(
+                len(elevation) == rows * columns,
+                MalformedValue,
+                element,
+                f"hfield {name!r} has {len(elevation)} elevation values for {rows} x {columns} samples",
+                construct="hfield/@elevation",
+                suggestion="give nrow * ncol numbers, row by row",
+            )
+            values = np.array(elevation, dtype=float).reshape(rows, columns)
+            low, high = float(values.min()), float(values.max())
+            grid = np.flipud((values - low) / (high - low)) if high > low else np.zeros((rows, columns))
+        else:
+            grid = np.zeros((rows, columns))
+    read.unique(element, name, "hfield", scope.hfields)
+    scope.hfields[name] = HfieldAsset(
+        name=name,
+        uri=file,
+        path=asset_path(read, file, "meshdir") if file else None,  # MuJoCo looks for both in meshdir
+        size=list(size),
+        elevation=grid,
+        location=read.where(element),
+    )
 
 
 def _submodel(read: Attributes, scope: FileScope, element: Element) -> None:

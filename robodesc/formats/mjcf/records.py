@@ -106,6 +106,25 @@ class MeshShape:
     tried: list[str]
     asset_location: Location
     processed: Callable[[], ProcessedMesh]  # the mesh as MuJoCo processes it, read on first call
+    vertices: np.ndarray | None = None  # inline vertex data as written ((n, 3)), for a mesh without a file
+    faces: np.ndarray | None = None  # inline faces as written ((m, 3)); None: the hull of the vertices
+
+
+@dataclass
+class HfieldAsset:
+    """An ``<hfield>`` asset as MuJoCo compiles it: its heights inline, or the file they are read from.
+
+    `elevation` is the inline data normalised to 0..1 (smallest to 0, largest to 1, all 0 when they
+    are equal or absent) with its rows turned so that row 0 lies along -y (MuJoCo stores the first
+    row written along +y); None when the heights come from `path` (a PNG, or MuJoCo's binary format).
+    """
+
+    name: str
+    uri: str | None  # the file as written
+    path: str | None  # the file resolved against assetdir; None for inline data
+    size: list[float]  # radius_x, radius_y, elevation_z, base_z
+    elevation: np.ndarray | None
+    location: Location
 
 
 @dataclass
@@ -124,7 +143,7 @@ class GeomSpec:
     shell: bool  # shellinertia
     drawn: bool  # a visual too (MuJoCo's default groups, or never colliding; not discarded)
     material: Material | None
-    hfield: str | None
+    hfield: HfieldAsset | None  # for hfield geoms
     mesh: MeshShape | None  # for mesh and sdf geoms
     location: Location
 

@@ -26,7 +26,7 @@ from ...core.geometry import Material
 from ...core.model import Extra
 from ...core.resources import LoadContext
 from ..xml import Document, Values
-from .records import Compiler
+from .records import Compiler, HfieldAsset
 
 if TYPE_CHECKING:
     from .mesh_assets import MeshAsset
@@ -44,6 +44,7 @@ class FileScope:
     compiler: Compiler = field(default_factory=Compiler)
     defaults: dict[str, DefaultClass] = field(default_factory=lambda: {"main": {}})
     meshes: dict[str, MeshAsset] = field(default_factory=dict)
+    hfields: dict[str, HfieldAsset] = field(default_factory=dict)
     materials: dict[str, Material] = field(default_factory=dict)  # by name as written, for the file's geoms
     submodels: dict[str, Document] = field(default_factory=dict)  # <asset><model>s, by name
     model_materials: dict[str, Material] = field(default_factory=dict)  # named ones, by (prefixed) model name

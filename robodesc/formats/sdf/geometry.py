@@ -1,9 +1,10 @@
 """`<visual>` and `<collision>`: geometry, material, and what libsdformat checks about them.
 
-Every SDF geometry maps to a robodesc geometry: box, sphere, cylinder, capsule, ellipsoid, plane
-and mesh to their namesakes, heightmap to `Heightfield`. A polyline, cone, image or empty geometry
-has no robodesc counterpart: the shape keeps a base `Geometry` and its parameters in
-`shape.extras["sdf"]["geometry"]`, so nothing is dropped.
+Every SDF geometry maps to a robodesc geometry: box, sphere, cylinder, capsule, cone, ellipsoid,
+plane and mesh to their namesakes, heightmap to `Heightfield` (its image read on request, heights
+divided by the brightest pixel as Gazebo does, spread over `<size>` around `<pos>`). A polyline,
+image or empty geometry has no robodesc counterpart: the shape keeps a base `Geometry` and its
+parameters in `shape.extras["sdf"]["geometry"]`, so nothing is dropped (a scene lists it as left out).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from ...core.errors import InvalidValue, MissingAttribute
 from ...core.geometry import (
     Box,
     Capsule,
+    Cone,
     Cylinder,
     Ellipsoid,
     Geometry,
@@ -55,7 +57,7 @@ def read_shape(ctx: FileContext, element: Element, kind: str) -> tuple[Shape, di
         shape.geometry, solid = read_geometry(ctx, geometry_el)
         if not solid and len(geometry_el):  # nothing robodesc knows: the whole <geometry> is kept
             shape.extras.setdefault("xml", []).append(ctx.keep(geometry_el).extra(None))
-        if solid.get("kind") and (type(shape.geometry) is Geometry or solid["kind"] in ("mesh", "heightmap")):
+        if solid.get("kind") and (type(shape.geometry) is Geometry or solid["kind"] in ("mesh", "heightmap", "cone")):
             shape.extras.setdefault("sdf", {})["geometry"] = dict(solid)  # what the robodesc geometry does not hold
     material_el = element.find("material")
     if material_el is not None and kind == "visual":
@@ -127,7 +129,7 @@ def _capsule(ctx: FileContext, el: Element) -> tuple[Geometry, dict]:
 def _cone(ctx: FileContext, el: Element) -> tuple[Geometry, dict]:
     radius, length = ctx.child_double(el, "radius", 1.0), ctx.child_double(el, "length", 1.0)
     _positive(ctx, el, "radius and length", (radius, length))
-    return Geometry(), {"kind": "cone", "radius": radius, "length": length}
+    return Cone(radius=radius, length=length), {"kind": "cone", "radius": radius, "length": length}
 
 
 def _ellipsoid(ctx: FileContext, el: Element) -> tuple[Geometry, dict]:
@@ -179,10 +181,17 @@ def _mesh(ctx: FileContext, el: Element) -> tuple[Geometry, dict]:
 def _heightmap(ctx: FileContext, el: Element) -> tuple[Geometry, dict]:
     uri_el = el.find("uri")
     uri = text_of(uri_el) if uri_el is not None else ""
-    field = Heightfield(uri=uri or None, size=_vector(ctx, el, "size", 3, (1.0, 1.0, 1.0)))
+    pos = _vector(ctx, el, "pos", 3, (0.0, 0.0, 0.0))
+    field = Heightfield(
+        uri=uri or None,
+        size=_vector(ctx, el, "size", 3, (1.0, 1.0, 1.0)),
+        center=pos.copy(),
+        file_format="image",
+        normalize="max",  # Gazebo divides by the brightest pixel
+    )
     if uri:
         field.path, _ = ctx.resolve_resource(uri, el)
-    details = {"kind": "heightmap", "pos": _vector(ctx, el, "pos", 3, (0.0, 0.0, 0.0))}
+    details = {"kind": "heightmap", "pos": pos}
     return field, details
 
 
