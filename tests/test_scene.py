@@ -10,7 +10,8 @@ import pytest
 import trimesh
 
 import robodesc
-from robodesc import Box, Capsule, Cylinder, Ellipsoid, Heightfield, Mesh, Plane, Sphere
+from robodesc import Box, Capsule, Cylinder, Ellipsoid, Mesh, Plane, Sphere
+from robodesc.core.geometry import Cone
 from robodesc.core import errors
 from robodesc.core import geometry as geometry_module
 from robodesc.core.scene import INFINITE_PLANE_SIZE, as_trimesh, update_scene
@@ -140,18 +141,21 @@ def test_an_infinite_plane_is_a_finite_patch_facing_its_normal():
     assert mesh.bounds[1][0] == pytest.approx(0.0, abs=1e-9)  # the top face is the plane
 
 
-def test_a_heightfield_is_left_out_with_a_reason():
-    with pytest.raises(errors.UnsupportedGeometry, match="heightfield"):
-        as_trimesh(Heightfield(uri="terrain.png"))
+def test_a_heightfield_is_drawn():
     model = robodesc.loads(
         '<mujoco><asset><hfield name="h" nrow="2" ncol="2" size="1 1 1 0.1"/></asset>'
         '<worldbody><geom type="hfield" hfield="h"/><geom type="sphere" size="0.1"/></worldbody></mujoco>',
         format="mjcf",
     )
     scene = model.scene()
-    assert len(scene.geometry) == 1
-    (skipped,) = scene.metadata["robodesc"]["skipped"]
-    assert "heightfield" in skipped["reason"] and skipped["code"] == errors.UnsupportedGeometry.code
+    assert len(scene.geometry) == 2 and not scene.metadata["robodesc"]["skipped"]
+    assert_placed(model, scene)  # the differential tests against MuJoCo are in test_heightfield.py
+
+
+def test_a_cone_is_centred_on_its_origin_apex_up():
+    mesh = as_trimesh(Cone(radius=0.2, length=0.6))
+    np.testing.assert_allclose(mesh.bounds, [[-0.2, -0.2, -0.3], [0.2, 0.2, 0.3]], atol=1e-9)
+    assert np.all(mesh.vertices[mesh.vertices[:, 2] > 0.29][:, :2] == 0)  # the apex is the top
 
 
 def test_colours_come_from_the_materials(urdf):
@@ -185,13 +189,13 @@ def test_mesh_scale_is_applied(urdf):
 
 def test_mesh_files_are_read_once_per_model(urdf, monkeypatch):
     calls = []
-    original = geometry_module.Mesh.load
+    original = geometry_module.Mesh.load_parts
 
     def counting(self):
         calls.append(self.uri)
         return original(self)
 
-    monkeypatch.setattr(geometry_module.Mesh, "load", counting)
+    monkeypatch.setattr(geometry_module.Mesh, "load_parts", counting)
     urdf.scene({"j": 0.1})
     assert calls == ["part.stl"]
     again = urdf.scene({"j": -1.0})
@@ -204,6 +208,7 @@ def test_re_posing_changes_transforms_only(urdf, monkeypatch):
     geometry = dict(scene.geometry)
     built = []
     monkeypatch.setattr(geometry_module.Mesh, "load", lambda self: built.append(self) or None)
+    monkeypatch.setattr(geometry_module.Mesh, "load_parts", lambda self: built.append(self) or None)
     monkeypatch.setattr(trimesh.creation, "box", lambda *a, **k: built.append(a) or None)
     before = scene.graph["arm/visual/0"][0].copy()
     assert update_scene(scene, urdf, {"j": 1.2}) is scene
@@ -258,16 +263,29 @@ def test_the_same_scene_as_yourdfpy_on_the_example_arm(tmp_path):
     np.testing.assert_allclose(ours.bounds, theirs.bounds, atol=1e-3)
 
 
-def test_a_shape_of_a_type_robodesc_does_not_model_is_left_out_by_its_name():
+def test_an_sdf_cone_is_drawn():
     model = robodesc.loads(
         '<sdf version="1.11"><model name="m"><link name="l"><visual name="c"><geometry>'
         "<cone><radius>0.2</radius><length>0.1</length></cone></geometry></visual></link></model></sdf>",
         format="sdf",
     )
+    assert isinstance(model.bodies["l"].visuals[0].geometry, Cone)
+    scene = model.scene()
+    assert not scene.metadata["robodesc"]["skipped"]
+    np.testing.assert_allclose(scene.geometry["l/c"].extents, [0.4, 0.4, 0.1], atol=1e-3)
+
+
+def test_a_shape_of_a_type_robodesc_does_not_model_is_left_out_by_its_name():
+    model = robodesc.loads(
+        '<sdf version="1.11"><model name="m"><link name="l"><visual name="p"><geometry>'
+        "<polyline><point>0 0</point><point>1 0</point><point>0 1</point><height>0.1</height></polyline>"
+        "</geometry></visual></link></model></sdf>",
+        format="sdf",
+    )
     scene = model.scene()
     assert not scene.geometry
     (skipped,) = scene.metadata["robodesc"]["skipped"]
-    assert skipped["node"] == "l/c" and "sdf cone" in skipped["reason"]
+    assert skipped["node"] == "l/p" and "sdf polyline" in skipped["reason"]
 
 
 def mujoco_mesh_bounds(path: Path) -> dict[str, list[np.ndarray]]:
@@ -345,3 +363,165 @@ def test_a_mesh_needing_a_missing_package_names_the_extra_or_is_skipped(tmp_path
         model.scene()
     (skipped,) = model.scene(skip_missing=True).metadata["robodesc"]["skipped"]
     assert skipped["code"] == errors.MissingDependency.code and "pycollada" in skipped["reason"]
+
+
+OBJ = """mtllib parts.mtl
+o left
+v 0 0 0
+v 1 0 0
+v 0 1 0
+v 0 0 1
+usemtl red
+f 1 3 2
+f 1 2 4
+f 1 4 3
+f 2 3 4
+o right
+v 3 0 0
+v 4 0 0
+v 3 1 0
+v 3 0 1
+usemtl green
+f 5 7 6
+f 5 6 8
+f 5 8 7
+f 6 7 8
+"""
+
+MTL = """newmtl red
+Kd 1 0 0
+newmtl green
+Kd 0 1 0
+"""
+
+
+def two_part_urdf(tmp_path: Path, mesh: str, scale: str = "1 1 1") -> robodesc.Model:
+    (tmp_path / "r.urdf").write_text(
+        f'<robot name="r"><link name="a"/><link name="b"><visual><origin xyz="0 0 0.5"/><geometry>'
+        f'<mesh filename="{mesh}" scale="{scale}"/></geometry></visual></link>'
+        '<joint name="j" type="revolute"><parent link="a"/><child link="b"/><axis xyz="0 0 1"/>'
+        '<limit lower="-3" upper="3" effort="1" velocity="1"/></joint></robot>'
+    )
+    return robodesc.load(tmp_path / "r.urdf")
+
+
+def world_points(scene: trimesh.Scene, node: str) -> np.ndarray:
+    return trimesh.transform_points(scene.geometry[node].vertices, scene.graph[node][0])
+
+
+def test_an_obj_of_two_objects_gives_a_node_per_part_with_its_own_material(tmp_path):
+    (tmp_path / "parts.obj").write_text(OBJ)
+    (tmp_path / "parts.mtl").write_text(MTL)
+    model = two_part_urdf(tmp_path, "parts.obj", scale="2 2 2")
+    scene = model.scene({"j": 0.4})
+    parts = sorted(scene.graph.nodes_geometry)
+    assert len(parts) == 2 and all(p.startswith("b/visual/0/") for p in parts)
+    colours = {tuple(scene.geometry[p].visual.material.main_color[:3]) for p in parts}
+    assert colours == {(255, 0, 0), (0, 255, 0)}
+    # together the parts sit where the whole mesh (Mesh.load, one Trimesh as before) sits
+    whole = model.bodies["b"].visuals[0].geometry.load()
+    expected = trimesh.transform_points(whole.vertices, model.pose("b", {"j": 0.4}) @ model.bodies["b"].visuals[0].pose)
+    ours = np.concatenate([world_points(scene, p) for p in parts])
+    np.testing.assert_allclose(np.sort(ours, axis=0), np.sort(expected, axis=0), atol=1e-9)
+    update_scene(scene, model, {"j": -1.0})
+    again = np.concatenate([world_points(scene, p) for p in parts])
+    pose = model.pose("b", {"j": -1.0}) @ model.bodies["b"].visuals[0].pose
+    np.testing.assert_allclose(
+        np.sort(again, axis=0), np.sort(trimesh.transform_points(whole.vertices, pose), axis=0), atol=1e-9
+    )
+    assert all("local" in scene.metadata["robodesc"]["nodes"][p] for p in parts)
+
+
+def write_two_node_dae(path: Path) -> None:
+    """A COLLADA file of two nodes, each a triangle-mesh tetrahedron with its own material, the second
+    node moved and turned: written with pycollada, by hand."""
+    collada = pytest.importorskip("collada")
+    mesh = collada.Collada()
+    vertices = np.array([0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1], dtype=float)
+    indices = np.array([0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3])
+    nodes = []
+    for i, (name, rgb, matrix) in enumerate(
+        [
+            ("base", (1.0, 0.0, 0.0), np.eye(4)),
+            ("lid", (0.0, 0.0, 1.0), trimesh.transformations.rotation_matrix(0.5, [0, 0, 1], [0, 0, 0])),
+        ]
+    ):
+        if i:
+            matrix[:3, 3] = [2.0, 0.0, 1.0]
+        effect = collada.material.Effect(f"effect{i}", [], "phong", diffuse=rgb)
+        material = collada.material.Material(f"material{i}", f"mat{i}", effect)
+        mesh.effects.append(effect)
+        mesh.materials.append(material)
+        source = collada.source.FloatSource(f"verts{i}", vertices, ("X", "Y", "Z"))
+        geometry = collada.geometry.Geometry(mesh, f"geometry{i}", name, [source])
+        inputs = collada.source.InputList()
+        inputs.addInput(0, "VERTEX", f"#verts{i}")
+        geometry.primitives.append(geometry.createTriangleSet(indices, inputs, f"materialref{i}"))
+        mesh.geometries.append(geometry)
+        bound = collada.scene.MaterialNode(f"materialref{i}", material, inputs=[])
+        node = collada.scene.GeometryNode(geometry, [bound])
+        nodes.append(collada.scene.Node(name, [node], transforms=[collada.scene.MatrixTransform(matrix.ravel())]))
+    mesh.scenes.append(collada.scene.Scene("scene", nodes))
+    mesh.scene = mesh.scenes[0]
+    mesh.write(str(path))
+
+
+def test_a_dae_of_two_nodes_gives_a_node_per_part_placed_by_its_transform(tmp_path):
+    write_two_node_dae(tmp_path / "parts.dae")
+    model = two_part_urdf(tmp_path, "parts.dae", scale="0.5 0.5 0.5")
+    scene = model.scene({"j": 0.3})
+    nodes = scene.metadata["robodesc"]["nodes"]
+    parts = sorted(scene.graph.nodes_geometry)
+    assert len(parts) == 2, parts
+    colours = sorted(tuple(scene.geometry[p].visual.material.main_color[:3]) for p in parts)
+    assert colours == [(0, 0, 255), (255, 0, 0)]
+    placed = model.pose("b", {"j": 0.3}) @ model.bodies["b"].visuals[0].pose
+    lid = next(p for p in parts if np.any(nodes[p]["local"][:3, 3] != 0))
+    np.testing.assert_allclose(nodes[lid]["local"][:3, 3], [1.0, 0.0, 0.5])  # the file's offset, scaled
+    np.testing.assert_allclose(scene.graph[lid][0], placed @ nodes[lid]["local"], atol=1e-12)
+    whole = model.bodies["b"].visuals[0].geometry.load()
+    ours = np.concatenate([world_points(scene, p) for p in parts])
+    expected = trimesh.transform_points(whole.vertices, placed)
+    np.testing.assert_allclose(np.sort(ours, axis=0), np.sort(expected, axis=0), atol=1e-9)
+
+
+def test_a_non_uniform_scale_is_baked_into_the_parts(tmp_path):
+    write_two_node_dae(tmp_path / "parts.dae")
+    model = two_part_urdf(tmp_path, "parts.dae", scale="1 2 3")
+    scene = model.scene()
+    placed = model.pose("b") @ model.bodies["b"].visuals[0].pose
+    whole = model.bodies["b"].visuals[0].geometry.load()
+    ours = np.concatenate([world_points(scene, p) for p in scene.graph.nodes_geometry])
+    expected = trimesh.transform_points(whole.vertices, placed)
+    np.testing.assert_allclose(np.sort(ours, axis=0), np.sort(expected, axis=0), atol=1e-9)
+
+
+def test_inline_vertex_meshes_sit_where_mujoco_puts_them(tmp_path):
+    # faces given; vertices alone (MuJoCo draws their convex hull); and a mesh frame moved by refpos/refquat
+    (tmp_path / "m.xml").write_text(
+        """<mujoco><asset>
+          <mesh name="tet" vertex="0 0 0 1 0 0 0 1 0 0 0 1" face="0 2 1 0 1 3 0 3 2 1 2 3" scale="0.5 0.5 0.5"/>
+          <mesh name="cloud" vertex="0 0 0 1 0 0 0 2 0 0 0 3 1 1 1 0.2 0.2 0.2" refpos="0.1 0.2 0.3"
+                refquat="0.9 0.1 0.3 0.2" scale="1 2 3"/>
+        </asset><worldbody>
+          <body name="a" pos="0 0 1" euler="10 20 30"><joint type="hinge"/>
+            <geom type="mesh" mesh="tet" pos="0.1 0 0"/><geom type="mesh" mesh="cloud" pos="0 0.3 0" euler="0 30 0"/>
+          </body></worldbody></mujoco>"""
+    )
+    assert_meshes_where_mujoco_puts_them(tmp_path / "m.xml")
+    model = robodesc.load(tmp_path / "m.xml")
+    assert not model.scene().metadata["robodesc"]["skipped"]
+
+
+def test_a_mesh_file_with_refpos_and_a_scale_sits_where_mujoco_puts_it(tmp_path):
+    part = trimesh.creation.box(extents=[0.2, 0.1, 0.05])
+    part.apply_translation([0.3, -0.1, 0.05])
+    part.export(tmp_path / "part.stl")
+    (tmp_path / "m.xml").write_text(
+        """<mujoco><asset><mesh name="part" file="part.stl" scale="2 2 2" refpos="0.1 0.2 0.3"
+            refquat="0.9 0.1 0.3 0.2"/><mesh name="skew" file="part.stl" scale="1 2 3" refpos="0.1 0.2 0.3"/>
+        </asset><worldbody><body name="a" pos="0 0 1"><joint type="hinge"/>
+          <geom type="mesh" mesh="part" pos="0.1 0 0" euler="0 45 0"/><geom type="mesh" mesh="skew"/>
+        </body></worldbody></mujoco>"""
+    )
+    assert_meshes_where_mujoco_puts_them(tmp_path / "m.xml")
