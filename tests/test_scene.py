@@ -11,9 +11,9 @@ import trimesh
 
 import robodesc
 from robodesc import Box, Capsule, Cylinder, Ellipsoid, Mesh, Plane, Sphere
-from robodesc.core.geometry import Cone
 from robodesc.core import errors
 from robodesc.core import geometry as geometry_module
+from robodesc.core.geometry import Cone
 from robodesc.core.scene import INFINITE_PLANE_SIZE, as_trimesh, update_scene
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
