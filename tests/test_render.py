@@ -381,3 +381,25 @@ def test_the_nearest_surface_hides_what_is_behind_it(near_first: bool):
     image = render_scene(scene, size=(200, 200), view="front")
     assert reddish(image)[100, 100] and bluish(image)[100, 30] and bluish(image)[30, 100]
     assert bluish(image).sum() > reddish(image).sum()
+
+
+def test_an_infinite_floor_is_drawn_under_the_robot_not_as_a_10_m_patch(tmp_path: Path):
+    path = tmp_path / "scene.xml"
+    path.write_text(
+        """<mujoco model="s"><worldbody>
+        <geom name="floor" type="plane" size="0 0 0.05" rgba="0.2 0.6 0.2 1"/>
+        <body name="b" pos="0 0 0.3"><geom type="box" size="0.1 0.1 0.1" rgba="1 0 0 1"/></body>
+        </worldbody></mujoco>"""
+    )
+    model = robodesc.load(path)
+    image = render(model, size=SMALL)
+    rows, cols = np.nonzero(reddish(image))
+    assert np.ptp(cols) > 0.2 * SMALL[0]  # the box is framed, not a speck on a 10 m floor
+    floor = (image[..., 1] > image[..., 0] + 30) & (image[..., 1] > image[..., 2] + 30)
+    assert floor.sum() > 1000  # and the floor is there, under it, in its colour
+    assert centroid(floor)[1] > centroid(reddish(image))[1]
+    # render_scene draws the scene as it is: the 10 m patch, the box a few pixels across
+    as_is = render_scene(model.scene(), size=SMALL)
+    assert 0 < reddish(as_is).sum() < 0.1 * reddish(image).sum()
+    # the model's cached floor mesh is untouched
+    assert np.allclose(model.scene().geometry["world/floor"].extents[:2], [10, 10])

@@ -46,6 +46,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .errors import ExportFailed, InvalidArgument, InvalidValue, did_you_mean
+from .geometry import Plane
+from .scene import METADATA_KEY
 
 if TYPE_CHECKING:
     import trimesh
@@ -150,12 +152,72 @@ def render(
     """A picture of `model` at `positions`: ``render_scene(model.scene(positions, kind=kind,
     skip_missing=skip_missing), size, view, background)``. See `render_scene` for what is drawn.
 
+    An infinite plane (a floor, as in every MuJoCo Menagerie ``scene.xml``) is drawn as a patch
+    reaching a little beyond the rest of the model, not as its 10 m stand-in: the camera frames
+    everything drawn, and a 10 m floor would leave the robot a speck in the middle.
+
     The arguments are checked before any mesh is read, so a typo in `view` fails at once."""
     _check_size(size)
     _check_view(view)
     _check_background(background)
-    scene = model.scene(positions, kind=kind, skip_missing=skip_missing)
+    scene = _floor_under_robot(model.scene(positions, kind=kind, skip_missing=skip_missing), model)
     return render_scene(scene, size=size, view=view, background=background, antialias=antialias)
+
+
+#: How far a floor patch reaches beyond the rest of the model, as a fraction of the model's size.
+FLOOR_REACH = 0.25
+
+
+def _floor_under_robot(scene: trimesh.Scene, model: Model) -> trimesh.Scene:
+    """The scene with each infinite plane replaced by a patch under the other shapes (in the plane's
+    own x, y, plus `FLOOR_REACH` of their size on each side), in the plane's colour. The model's
+    cached meshes are not touched: a new scene holds the same geometry and the new patches."""
+    import trimesh
+
+    infinite = set()
+    for node, where in scene.metadata.get(METADATA_KEY, {}).get("nodes", {}).items():
+        body = model.bodies.get(where.get("body"))
+        if body is None:
+            continue
+        shapes = body.visuals if where.get("kind") == "visual" else body.collisions
+        index = where.get("index", -1)
+        geometry = shapes[index].geometry if 0 <= index < len(shapes) else None
+        if isinstance(geometry, Plane) and not (geometry.size is not None and np.all(np.asarray(geometry.size) > 0)):
+            infinite.add(node)
+    if not infinite:
+        return scene
+    others = [
+        np.asarray(scene.geometry[name].vertices) @ np.asarray(pose)[:3, :3].T + np.asarray(pose)[:3, 3]
+        for node in scene.graph.nodes_geometry
+        if node not in infinite
+        for pose, name in [scene.graph[node]]
+        if isinstance(scene.geometry.get(name), trimesh.Trimesh) and len(scene.geometry[name].vertices)
+    ]
+    if not others:
+        return scene  # nothing but floors: draw them as they are
+    points = np.concatenate(others)
+    points = points[np.all(np.isfinite(points), axis=1)]
+    if not len(points):
+        return scene
+    size = float(np.max(points.max(axis=0) - points.min(axis=0)))
+    reach = FLOOR_REACH * (size if size > 0 else 1.0)
+    patched = trimesh.Scene()
+    for node in scene.graph.nodes_geometry:
+        pose, name = scene.graph[node]
+        pose = np.asarray(pose, dtype=float)
+        mesh = scene.geometry[name]
+        if node in infinite:
+            local = (points - pose[:3, 3]) @ pose[:3, :3]  # the other shapes in the plane's frame
+            low, high = local[:, :2].min(axis=0) - reach, local[:, :2].max(axis=0) + reach
+            thickness = float(np.max(high - low)) * 1e-3
+            color = _face_colors(mesh, np.asarray(mesh.faces).reshape(-1, 3))
+            patch = trimesh.creation.box(extents=[*(high - low), thickness])
+            patch.apply_translation([*((low + high) / 2), -thickness / 2])
+            patch.visual.face_colors = color[0] if len(color) else DEFAULT_COLOR
+            mesh = patch
+        patched.add_geometry(mesh, geom_name=node, node_name=node, transform=pose)
+    patched.metadata.update(scene.metadata)
+    return patched
 
 
 # --- arguments ---------------------------------------------------------------------------------
