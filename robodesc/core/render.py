@@ -511,23 +511,14 @@ def _rasterise(
     for start, end in zip(starts, ends, strict=True):
         sx, sy = int(gx[start]), int(gy[start])
         step = max(1, CHUNK_PIXELS // (sx * sy))
-        lx = np.arange(sx, dtype=np.float64)[None, None, :]
-        ly = np.arange(sy, dtype=np.float64)[None, :, None]
+        lx = np.arange(sx, dtype=np.float32)[None, None, :]
+        ly = np.arange(sy, dtype=np.float32)[None, :, None]
         for first in range(start, end, step):
             last = min(first + step, end)
             t = task[first:last]
             cxo, cyo = ox[first:last] + 0.5, oy[first:last] + 0.5
-            # weights at the tile's first pixel centre, then steps per pixel
-            w0 = (
-                (a0[t] * cxo + b0[t] * cyo + c0[t])[:, None, None]
-                + a0[t][:, None, None] * lx
-                + b0[t][:, None, None] * ly
-            )
-            w1 = (
-                (a1[t] * cxo + b1[t] * cyo + c1[t])[:, None, None]
-                + a1[t][:, None, None] * lx
-                + b1[t][:, None, None] * ly
-            )
+            w0 = _plane_over_tile(a0[t], b0[t], c0[t], cxo, cyo, lx, ly)
+            w1 = _plane_over_tile(a1[t], b1[t], c1[t], cxo, cyo, lx, ly)
             inside = (w0 >= -_EDGE_SLACK) & (w1 >= -_EDGE_SLACK) & (w0 + w1 <= 1 + _EDGE_SLACK)
             k, iy, ix = np.nonzero(inside)
             if not len(k):
@@ -545,16 +536,24 @@ def _rasterise(
 def _plane_over_tile(
     a: np.ndarray, b: np.ndarray, c: np.ndarray, x: np.ndarray, y: np.ndarray, lx: np.ndarray, ly: np.ndarray
 ) -> np.ndarray:
-    """a*x + b*y + c at every pixel centre of each task's tile (K, rows, columns): the value at the
-    tile's first pixel centre (x, y), plus steps of a per column and b per row."""
-    first = (a * x + b * y + c)[:, None, None]
-    return first + a[:, None, None] * lx + b[:, None, None] * ly
+    """a*x + b*y + c at every pixel centre of each task's tile, as (K, rows, columns) float32: the
+    value at the tile's first pixel centre (x, y) plus a per column and b per row. Single precision
+    is plenty for weights near 0..1 over a tile of at most `TILE` pixels, and halves the memory
+    traffic of the widest arrays."""
+    first = (a * x + b * y + c).astype(np.float32)[:, None, None]
+    return (first + a.astype(np.float32)[:, None, None] * lx) + b.astype(np.float32)[:, None, None] * ly
+
+
+#: Sides a candidate grid may have: steps of at most 1.5x, so a bounding box wastes less than
+#: half its grid (powers of two alone would waste up to three quarters in 2-D).
+_GRID_SIDES = np.array([1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256], np.int64)
 
 
 def _grid(span: np.ndarray) -> np.ndarray:
-    """Side of the candidate grid for a bounding-box side: the next power of two, at most `TILE`."""
-    power = np.left_shift(1, np.ceil(np.log2(np.maximum(span, 1))).astype(np.int64))
-    return np.minimum(power, TILE)
+    """Side of the candidate grid for a bounding-box side: the next of `_GRID_SIDES`, at most `TILE`
+    (a larger side is covered by several tiles of `TILE`)."""
+    sides = np.append(_GRID_SIDES[_GRID_SIDES < TILE], TILE)
+    return sides[np.minimum(np.searchsorted(sides, span), len(sides) - 1)]
 
 
 def _finish(face_rgba: np.ndarray, ids: np.ndarray, bg: np.ndarray, width: int, height: int, ss: int) -> np.ndarray:
