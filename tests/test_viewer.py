@@ -450,6 +450,9 @@ def browser_session() -> Iterator[dict[str, Any]]:
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # this model has nothing to leave out
         running = serve(_model(), port=0)
+    # viser's image-based lighting is prefiltered on the GPU at first draw: seconds in software
+    # rendering. The default lights alone keep the colours the pixel checks look for.
+    running.server.scene.configure_environment_map(hdri=None)
     requests: list[str] = []
     try:
         with sync_playwright() as playwright:
