@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .core.errors import ConfigurationError, InvalidArgument, MissingDependency, RobodescError, did_you_mean
+from .core.geometry import Plane
 from .core.model import Joint, JointType, Limits, Model
 from .core.transforms import matrix_to_quat, matrix_to_rpy, quat_to_matrix, rpy_to_matrix
 
@@ -302,24 +303,21 @@ class ModelViewer:
     def _build(self, keyframe: str | None) -> None:
         server = self.server
         model = self.model
-        scene = self._add_shapes(self._kind)  # the first kind's meshes: also sizes the camera and axes
-        bounds = scene.bounds if len(scene.geometry) else None
-        if bounds is None:
-            bounds = np.array([[-0.5, -0.5, -0.5], [0.5, 0.5, 0.5]])
-        size = float(max(np.ptp(bounds, axis=0).max(), 0.05))
-        centre = bounds.mean(axis=0)
+        scene = model.scene(self.positions, kind=self._kind, skip_missing=self._skip_missing)
+        lo, hi = _robot_bounds(model, scene)
+        size = float(max((hi - lo).max(), 0.05))
+        centre = (lo + hi) / 2
         server.initial_camera.look_at = centre
-        server.initial_camera.position = centre + size * np.array([1.1, 0.9, 0.7])
-        axes_length = 0.15 * size
-        for handle in self._frames.values():
-            handle.axes_length = axes_length
-            handle.axes_radius = axes_length / 25
-            handle.origin_radius = axes_length / 12
+        server.initial_camera.position = centre + size * np.array([1.1, 0.9, 0.7])  # front-left, above
+        self._add_body_frames(axes_length=0.15 * size)
+        self._send_shapes(self._kind, scene, visible=True)
         section = 10.0 ** math.floor(math.log10(size))
-        reach = max(float(np.abs(bounds[:, :2]).max()), size)
+        reach = max(float(np.abs(np.stack([lo, hi])[:, :2]).max()), size)
         width = 2 * math.ceil(reach / section) * section
+        # a floor of the model's own (a plane) would fight with the grid: then the grid starts hidden
+        has_floor = any(isinstance(shape.geometry, Plane) for body in model.bodies.values() for shape in body.visuals)
         self._grid = server.scene.add_grid(
-            "/grid", width=width, height=width, cell_size=section / 5, section_size=section
+            "/grid", width=width, height=width, cell_size=section / 5, section_size=section, visible=not has_floor
         )
 
         gui = server.gui
@@ -341,7 +339,7 @@ class ModelViewer:
             "Frame axes", False, hint="Axes at every body's frame (x red, y green, z blue)"
         )
         self.gui_axes.on_update(lambda _: self.show_axes(bool(self.gui_axes.value)))
-        self.gui_grid: Any = gui.add_checkbox("Ground grid", True, hint="A grid on the world's z = 0 plane")
+        self.gui_grid: Any = gui.add_checkbox("Ground grid", not has_floor, hint="A grid on the world's z = 0 plane")
         self.gui_grid.on_update(lambda _: setattr(self._grid, "visible", bool(self.gui_grid.value)))
         self.gui_status = gui.add_markdown("", visible=False)
         self.gui_skipped = gui.add_markdown("", visible=False)
@@ -367,25 +365,31 @@ class ModelViewer:
                 handle.on_update(self._slider_callback(spec, handle))
                 self._sliders[(spec.joint, spec.coordinate)] = handle
 
-    def _add_shapes(self, kind: str, visible: bool = True) -> trimesh.Scene:
-        """Send the meshes of `kind` to the browser (once per kind) under each body's frame."""
+    def _add_body_frames(self, axes_length: float) -> None:
+        """One viser frame per body at its world pose (axes hidden until asked for)."""
+        poses = self.model.forward_kinematics(self.positions)
+        with self.server.atomic():
+            for index, body_name in enumerate(self.model.bodies):
+                pose = np.asarray(poses[body_name])
+                self._frames[body_name] = self.server.scene.add_frame(
+                    f"/robodesc/{index}",
+                    show_axes=self._axes,
+                    axes_length=axes_length,
+                    axes_radius=axes_length / 25,
+                    origin_radius=axes_length / 12,
+                    wxyz=matrix_to_quat(pose[:3, :3]),
+                    position=pose[:3, 3],
+                )
+                self._sent[body_name] = pose.copy()
+
+    def _send_shapes(self, kind: str, scene: trimesh.Scene, visible: bool) -> None:
+        """Send the meshes of a scene of `kind` to the browser (once per kind), each below its body's
+        frame at the shape's pose, in one group per body and kind."""
         model = self.model
-        scene = model.scene(self.positions, kind=kind, skip_missing=self._skip_missing)
         meta = scene.metadata["robodesc"]
-        poses = model.forward_kinematics(self.positions)
         left_out = list(meta["skipped"])
         server = self.server
         with server.atomic():
-            for index, body_name in enumerate(model.bodies):
-                if body_name not in self._frames:
-                    pose = np.asarray(poses[body_name])
-                    self._frames[body_name] = server.scene.add_frame(
-                        f"/robodesc/{index}",
-                        show_axes=self._axes,
-                        wxyz=matrix_to_quat(pose[:3, :3]),
-                        position=pose[:3, 3],
-                    )
-                    self._sent[body_name] = pose.copy()
             body_index = {name: i for i, name in enumerate(model.bodies)}
             count = 0
             for node, where in meta["nodes"].items():
@@ -425,7 +429,6 @@ class ModelViewer:
                 stacklevel=3,
             )
         self.skipped.extend(left_out)
-        return scene
 
     def _glb_of(self, mesh: trimesh.Trimesh) -> bytes:
         """The GLB of a mesh, once per mesh object (the model's cache shares meshes between shapes).
@@ -605,7 +608,8 @@ class ModelViewer:
         with self._lock:
             if kind != self._kind:
                 if kind not in self._built:
-                    self._add_shapes(kind, visible=True)
+                    scene = self.model.scene(self.positions, kind=kind, skip_missing=self._skip_missing)
+                    self._send_shapes(kind, scene, visible=True)
                     self._show_skipped()
                 with self.server.atomic():
                     for (_, group_kind), group in self._groups.items():
@@ -662,6 +666,25 @@ class ModelViewer:
     def __repr__(self) -> str:
         state = "stopped" if getattr(self, "_stopped", False) else self.url
         return f"ModelViewer({self.model.name!r}, {state})"
+
+
+def _robot_bounds(model: Model, scene: trimesh.Scene) -> tuple[np.ndarray, np.ndarray]:
+    """Lower and upper corner of what the camera should frame: the scene's shapes without planes
+    (an infinite floor is drawn 10 m wide and would make the robot a speck), or a 1 m cube at
+    the origin when there is nothing else."""
+    corners = []
+    for node, where in scene.metadata["robodesc"]["nodes"].items():
+        body = model.bodies[where["body"]]
+        shape = (body.visuals if where["kind"] == "visual" else body.collisions)[where["index"]]
+        if isinstance(shape.geometry, Plane):
+            continue
+        transform, geometry = scene.graph[node]
+        points = np.asarray(scene.geometry[geometry].bounding_box.vertices, dtype=float)
+        corners.append(points @ np.asarray(transform)[:3, :3].T + np.asarray(transform)[:3, 3])
+    if not corners:
+        return np.full(3, -0.5), np.full(3, 0.5)
+    points = np.concatenate(corners)
+    return points.min(axis=0), points.max(axis=0)
 
 
 def _md(text: str) -> str:

@@ -376,6 +376,52 @@ def test_unreadable_meshes_are_left_out_and_listed(tmp_path):
         serve(model, port=0, skip_missing=False)
 
 
+def test_the_models_meshes_are_not_changed(tmp_path):
+    _require(browser=False)
+    import trimesh
+
+    from robodesc.viewer import serve
+
+    trimesh.creation.box(extents=[0.1, 0.2, 0.3]).export(tmp_path / "part.stl")
+    text = URDF.replace('<link name="tip">', '<link name="tip"><visual><geometry><mesh filename="part.stl"/></geometry>'
+                        '<material name="red"/></visual>')  # fmt: skip
+    model = robodesc.loads(text, format="urdf", base_dir=tmp_path)
+    model.scene(kind="visual")
+    model.scene(kind="collision")
+
+    def state() -> list[tuple[Any, ...]]:
+        meshes = [m for m in model._meshes.values() if isinstance(m, trimesh.Trimesh)]
+        assert len(meshes) >= 5
+        return [
+            (
+                id(m),
+                m.vertices.tobytes(),
+                m.faces.tobytes(),
+                m.visual.kind,
+                m.visual.face_colors.tobytes() if m.visual.kind == "face" else None,
+            )
+            for m in meshes
+        ]
+
+    before = state()
+    with serve(model, port=0) as running:
+        running.set_kind("collision")
+        running.set_positions({"shoulder": 0.3})
+    assert state() == before
+
+
+def test_a_floor_plane_neither_shrinks_the_robot_nor_meets_the_grid():
+    _require(browser=False)
+    from robodesc.viewer import serve
+
+    text = MJCF.replace("<worldbody>", '<worldbody><geom name="floor" type="plane" size="0 0 1"/>')
+    with serve(robodesc.loads(text, format="mjcf"), port=0) as running:
+        assert "world/floor" in running.shape_nodes()
+        camera = running.server.initial_camera
+        assert np.linalg.norm(camera.position - camera.look_at) < 2.0  # framed on the robot, not the 10 m floor
+        assert running.gui_grid.value is False
+
+
 def test_mjcf_multi_dof_sliders_repose():
     _require(browser=False)
     from robodesc.viewer import serve
