@@ -16,6 +16,7 @@ from .core import (
     Body,
     Box,
     Capsule,
+    Cone,
     Constraint,
     Cylinder,
     Diagnostic,
@@ -42,6 +43,7 @@ from .core import (
     Shape,
     Sphere,
     as_trimesh,
+    export_scene,
     update_scene,
 )
 from .core.checks import CheckReport
@@ -52,6 +54,7 @@ from .core.errors import (
     CyclicPoseReference,
     DescriptionSyntaxError,
     DuplicateName,
+    ExportFailed,
     FormatError,
     InvalidArgument,
     InvalidTree,
@@ -74,6 +77,7 @@ from .core.errors import (
     UnsupportedVersion,
     XMLSyntaxError,
 )
+from .core.render import render, render_scene, write_png  # not re-exported by core: `core.render` is the module
 from .plugins import FormatSpec, PluginInfo, PluginWarning, default_registry, hookimpl
 
 if TYPE_CHECKING:
@@ -182,6 +186,7 @@ __all__ = [
     "Body",
     "Box",
     "Capsule",
+    "Cone",
     "CheckReport",
     "Constraint",
     "ConfigurationError",
@@ -192,6 +197,7 @@ __all__ = [
     "DescriptionSyntaxError",
     "Diagnostic",
     "DuplicateName",
+    "ExportFailed",
     "Dynamics",
     "Ellipsoid",
     "Extra",
@@ -239,6 +245,7 @@ __all__ = [
     "UnsupportedVersion",
     "XMLSyntaxError",
     "as_trimesh",
+    "export_scene",
     "check",
     "dump",
     "dumps",
@@ -248,6 +255,9 @@ __all__ = [
     "load",
     "loads",
     "register_plugin",
+    "render",
+    "render_scene",
     "unregister_plugin",
     "update_scene",
+    "write_png",
 ]

@@ -551,32 +551,37 @@ VIEWS = ("iso", "front", "side", "top")
 
 
 def _size(text: str) -> tuple[int, int]:
-    """`--size WxH` as (width, height) in pixels."""
+    """`--size WxH` as (width, height) in pixels, checked before any file is read."""
+    from .core.render import MAX_SIZE, MIN_SIZE
+
     width, sep, height = text.lower().partition("x")
     if not sep or not width.strip().isdigit() or not height.strip().isdigit():
         raise argparse.ArgumentTypeError(f"{text!r} is not WIDTHxHEIGHT in pixels, e.g. 800x600")
+    if not all(MIN_SIZE <= int(side) <= MAX_SIZE for side in (width, height)):
+        raise argparse.ArgumentTypeError(f"{text!r}: width and height must be {MIN_SIZE} to {MAX_SIZE} pixels")
     return int(width), int(height)
 
 
-def _posed_scene(args: argparse.Namespace) -> trimesh.Scene:
-    """Load FILE and build its scene at the configuration asked for. Shapes left out (heightfields
-    and, with --skip-missing, meshes that cannot be read) are each worth a warning: a picture or
-    file that silently lacks a part would be taken for the whole robot."""
+def _posed_scene(args: argparse.Namespace) -> tuple[Model, trimesh.Scene]:
+    """Load FILE and build its scene at the configuration asked for. Shapes left out (a geometry
+    robodesc cannot draw and, with --skip-missing, meshes that cannot be read) are each worth a
+    warning: a picture or file that silently lacks a part would be taken for the whole robot."""
     model = _load(args)
     scene = model.scene(_configuration(model, args), kind=args.kind, skip_missing=args.skip_missing)
     for left_out in scene.metadata["robodesc"]["skipped"]:
         warnings.warn(f"{args.file}: {left_out['node']} left out: {left_out['reason']}")
-    return scene
+    return model, scene
 
 
 def cmd_render(args: argparse.Namespace) -> int:
-    """Draw FILE to a PNG with robodesc's software rasteriser: no display or GPU needed."""
-    from .core.render import render_scene, write_png
+    """Draw FILE to a PNG with robodesc's software rasteriser (no display or GPU needed), as
+    `robodesc.render` draws it: an infinite floor is a patch under the robot, not 10 m wide."""
+    from .core.render import fit_floors, render_scene, write_png
 
-    scene = _posed_scene(args)
-    write_png(render_scene(scene, size=args.size, view=args.view), args.output)
+    model, scene = _posed_scene(args)
+    write_png(render_scene(fit_floors(scene, model), size=args.size, view=args.view), args.output)
     shapes = len(scene.graph.nodes_geometry)
-    print(f"wrote {args.output} ({args.size[0]}x{args.size[1]}, {args.view} view, {shapes} shapes)")
+    print(f"wrote {args.output} ({args.size[0]}x{args.size[1]}, {args.view} view, {shapes} shape{'s' * (shapes != 1)})")
     return 0
 
 
@@ -584,7 +589,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     """Write FILE's posed scene as a file other viewers open; the type comes from the extension."""
     from .core.export import export_scene
 
-    written = export_scene(_posed_scene(args), args.output)
+    written = export_scene(_posed_scene(args)[1], args.output)
     print("wrote " + ", ".join(written))
     return 0
 

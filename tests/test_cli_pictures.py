@@ -198,3 +198,81 @@ def test_the_example_files_check_clean(capsys):
     for name in ("quadruped.xml", "pendulum_world.sdf"):
         code, out, err = run(capsys, "check", "--strict", ROOT / "examples" / name)
         assert (code, err) == (0, ""), out
+
+
+# -- render --------------------------------------------------------------------------------------
+def png_pixels(path: Path) -> np.ndarray:
+    from PIL import Image  # the meshes extra; the test extra brings it
+
+    with Image.open(path) as image:
+        return np.asarray(image.convert("RGBA"))
+
+
+def test_render_writes_a_png_of_the_posed_robot_in_its_colours(capsys, tmp_path):
+    quadruped = ROOT / "examples" / "quadruped.xml"
+    out_file = tmp_path / "q.png"
+    code, out, err = run(capsys, "render", quadruped, "-o", out_file, "--keyframe", "stride", "--size", "320x240")
+    assert (code, err) == (0, "")
+    assert out.strip() == f"wrote {out_file} (320x240, iso view, 15 shapes)"
+    image = png_pixels(out_file)
+    assert image.shape == (240, 320, 4)
+    orange = (image[..., 0] > 150) & (image[..., 1] > 60) & (image[..., 1] < 140) & (image[..., 2] < 60)
+    blue = (image[..., 2] > 120) & (image[..., 0] < 90)
+    assert orange.sum() > 500 and blue.sum() > 300  # the torso and the legs, in the description's colours
+    assert len(np.unique(image[orange][:, :3], axis=0)) > 3  # shaded, not a flat silhouette
+    same = tmp_path / "same.png"
+    assert run(capsys, "render", quadruped, "-o", same, "--keyframe", "stride", "--size", "320x240")[0] == 0
+    assert same.read_bytes() == out_file.read_bytes()  # deterministic
+    other = tmp_path / "other.png"
+    argv = ("--keyframe", "stride", "--set", "front_left_hip=-1", "--size", "320x240")
+    assert run(capsys, "render", quadruped, "-o", other, *argv)[0] == 0
+    assert not np.array_equal(png_pixels(other), image)  # --set overrides the keyframe
+
+
+def test_render_views_and_kinds_give_different_pictures(capsys, tmp_path, mjcf):
+    pictures = {}
+    for view in ("iso", "front", "side", "top"):
+        path = tmp_path / f"{view}.png"
+        assert run(capsys, "render", ARM, "-o", path, "--view", view, "--size", "64x48")[0] == 0
+        pictures[view] = png_pixels(path)
+    assert all(not np.array_equal(pictures[a], pictures[b]) for a in pictures for b in pictures if a < b)
+    visual, collision = tmp_path / "v.png", tmp_path / "c.png"
+    assert run(capsys, "render", ARM, "-o", visual, "--size", "64x48")[0] == 0
+    assert run(capsys, "render", ARM, "-o", collision, "--size", "64x48", "--kind", "collision")[0] == 0
+    assert not np.array_equal(png_pixels(visual), png_pixels(collision))
+
+
+def test_render_argument_errors_are_caught_before_loading(capsys, tmp_path):
+    for argv, says in (
+        (["--size", "10x10"], "16 to 8192"),
+        (["--size", "big"], "WIDTHxHEIGHT"),
+        (["--view", "up"], "up"),
+    ):
+        code, out, err = run_usage(capsys, "render", tmp_path / "missing.urdf", "-o", tmp_path / "a.png", *argv)
+        assert code == 2 and says in err and "missing.urdf" not in err
+
+
+def run_usage(capsys: pytest.CaptureFixture[str], *argv: object) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exit_:
+        main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return int(exit_.value.code or 0), out, err
+
+
+def test_render_of_a_missing_mesh_fails_and_names_it_unless_skipped(capsys, tmp_path):
+    urdf = tmp_path / "r.urdf"
+    urdf.write_text(
+        '<robot name="r"><link name="a"><visual><geometry><mesh filename="gone.stl"/></geometry></visual>'
+        '<visual><geometry><box size="1 1 1"/></geometry></visual></link></robot>'
+    )
+    code, out, err = run(capsys, "render", urdf, "-o", tmp_path / "r.png")
+    assert code == 1 and "gone.stl" in err and not (tmp_path / "r.png").exists()
+    code, out, err = run(capsys, "render", urdf, "-o", tmp_path / "r.png", "--skip-missing", "--size", "32x32")
+    assert code == 0 and "a/visual/0 left out" in err and "32x32, iso view, 1 shape)" in out
+
+
+def test_view_without_the_viewer_extra_names_it(capsys, monkeypatch):
+    monkeypatch.setitem(__import__("sys").modules, "viser", None)
+    code, out, err = run(capsys, "view", ARM, "--port", "0")
+    assert code == 1 and err.count("\n") == 1
+    assert "robodesc[viewer]" in err

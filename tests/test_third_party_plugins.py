@@ -118,7 +118,10 @@ def test_a_plugin_offering_format_urdf_leaves_robodesc_check_working(site: Path,
             return [FormatSpec("urdf", (".urdf",), read=read_toy)]
         """,
     )
-    result = run_command([sys.executable, "-m", "robodesc", "check", str(ARM.parent)], site, tmp_path)
+    folder = tmp_path / "descriptions"  # a folder holding one URDF, as examples/ once did
+    folder.mkdir()
+    (folder / ARM.name).write_bytes(ARM.read_bytes())
+    result = run_command([sys.executable, "-m", "robodesc", "check", str(folder)], site, tmp_path)
     assert result.returncode == 0, result.stderr
     assert "1 file checked" in result.stdout
     assert "toyplug-urdf" in result.stderr and "robodesc's is used" in result.stderr

@@ -5,7 +5,21 @@ Nothing here imports from `robodesc.formats` or `robodesc.plugins`.
 
 from .diagnostics import Diagnostic, Severity
 from .errors import Location, RobodescError
-from .geometry import Box, Capsule, Cylinder, Ellipsoid, Geometry, Heightfield, Material, Mesh, Plane, Shape, Sphere
+from .export import export_scene
+from .geometry import (
+    Box,
+    Capsule,
+    Cone,
+    Cylinder,
+    Ellipsoid,
+    Geometry,
+    Heightfield,
+    Material,
+    Mesh,
+    Plane,
+    Shape,
+    Sphere,
+)
 from .kinematics import Kinematics, Poses
 from .model import Actuator, Body, Constraint, Dynamics, Extra, Frame, Inertial, Joint, JointType, Limits, Mimic, Model
 from .resources import LoadContext
@@ -16,6 +30,7 @@ __all__ = [
     "Body",
     "Box",
     "Capsule",
+    "Cone",
     "Constraint",
     "Cylinder",
     "Diagnostic",
@@ -43,5 +58,6 @@ __all__ = [
     "Shape",
     "Sphere",
     "as_trimesh",
+    "export_scene",
     "update_scene",
 ]

@@ -160,7 +160,7 @@ def render(
     _check_size(size)
     _check_view(view)
     _check_background(background)
-    scene = _floor_under_robot(model.scene(positions, kind=kind, skip_missing=skip_missing), model)
+    scene = fit_floors(model.scene(positions, kind=kind, skip_missing=skip_missing), model)
     return render_scene(scene, size=size, view=view, background=background, antialias=antialias)
 
 
@@ -168,10 +168,11 @@ def render(
 FLOOR_REACH = 0.25
 
 
-def _floor_under_robot(scene: trimesh.Scene, model: Model) -> trimesh.Scene:
-    """The scene with each infinite plane replaced by a patch under the other shapes (in the plane's
-    own x, y, plus `FLOOR_REACH` of their size on each side), in the plane's colour. The model's
-    cached meshes are not touched: a new scene holds the same geometry and the new patches."""
+def fit_floors(scene: trimesh.Scene, model: Model) -> trimesh.Scene:
+    """What `render` draws of a scene of `model`: the scene with each infinite plane replaced by a
+    patch under the other shapes (in the plane's own x, y, plus `FLOOR_REACH` of their size on each
+    side), in the plane's colour. The model's cached meshes are not touched: a new scene holds the
+    same geometry and the new patches."""
     import trimesh
 
     infinite = set()
