@@ -417,6 +417,8 @@ class ModelViewer:
                         prefix, show_axes=False, visible=visible
                     )
                 pose = np.asarray(shape.pose, dtype=float)
+                if where.get("local") is not None:  # a part of a mesh file of several parts
+                    pose = pose @ np.asarray(where["local"], dtype=float)
                 self._nodes[kind][node] = server.scene.add_glb(
                     f"{prefix}/{count}", glb, wxyz=matrix_to_quat(pose[:3, :3]), position=pose[:3, 3]
                 )

@@ -410,6 +410,41 @@ def test_the_models_meshes_are_not_changed(tmp_path):
     assert state() == before
 
 
+def test_each_part_of_a_mesh_file_sits_where_the_scene_puts_it(tmp_path):
+    _require(browser=False)
+    import trimesh
+
+    from robodesc.viewer import serve
+
+    parts_file = trimesh.Scene()  # a GLB of two nodes, the second moved and turned within the file
+    parts_file.add_geometry(trimesh.creation.box(extents=[0.1, 0.1, 0.1]), node_name="left", geom_name="left")
+    turned = trimesh.transformations.rotation_matrix(0.5, [0, 0, 1]) @ trimesh.transformations.translation_matrix(
+        [0.3, 0, 0.1]
+    )
+    parts_file.add_geometry(
+        trimesh.creation.icosphere(radius=0.05), node_name="right", geom_name="right", transform=turned
+    )
+    parts_file.export(tmp_path / "parts.glb")
+    text = URDF.replace(
+        '<link name="tip">',
+        '<link name="tip"><visual><origin xyz="0 0 0.2" rpy="0 0 0.5"/>'
+        '<geometry><mesh filename="parts.glb"/></geometry>'
+        "</visual>",
+    )
+    model = robodesc.loads(text, format="urdf", base_dir=tmp_path)
+    scene = model.scene({"shoulder": 0.4})
+    parts = [n for n in scene.metadata["robodesc"]["nodes"] if n.startswith("tip/visual/0/")]
+    assert len(parts) == 2
+    with serve(model, port=0, positions={"shoulder": 0.4}) as running:
+        nodes = running.shape_nodes()
+        tip = model.forward_kinematics({"shoulder": 0.4})["tip"]
+        for part in parts:
+            local = np.linalg.inv(tip) @ scene.graph[part][0]  # the part's pose in the tip's frame
+            np.testing.assert_allclose(nodes[part].position, local[:3, 3], atol=1e-9)
+            assert _quat_close(nodes[part].wxyz, matrix_to_quat(local[:3, :3]))
+        assert _frame_matches(running, "tip")
+
+
 def test_a_floor_plane_neither_shrinks_the_robot_nor_meets_the_grid():
     _require(browser=False)
     from robodesc.viewer import serve
