@@ -525,3 +525,64 @@ def test_a_mesh_file_with_refpos_and_a_scale_sits_where_mujoco_puts_it(tmp_path)
         </body></worldbody></mujoco>"""
     )
     assert_meshes_where_mujoco_puts_them(tmp_path / "m.xml")
+
+
+# A COLLADA file as some CAD exporters write it: the geometry binds a material the file never
+# declares. pycollada drops the bound instance, so trimesh alone finds nothing; RViz draws it grey.
+BROKEN_MATERIAL_DAE = """<?xml version="1.0" encoding="utf-8"?>
+<COLLADA xmlns="http://www.collada.org/2005/11/COLLADASchema" version="1.4.1">
+  <asset><unit name="meter" meter="1"/><up_axis>Z_UP</up_axis></asset>
+  <library_geometries>
+    <geometry id="tri-mesh" name="tri">
+      <mesh>
+        <source id="tri-pos">
+          <float_array id="tri-pos-array" count="12">0 0 0 1 0 0 0 1 0 0 0 1</float_array>
+          <technique_common><accessor source="#tri-pos-array" count="4" stride="3">
+            <param name="X" type="float"/><param name="Y" type="float"/><param name="Z" type="float"/>
+          </accessor></technique_common>
+        </source>
+        <vertices id="tri-verts"><input semantic="POSITION" source="#tri-pos"/></vertices>
+        <triangles material="paint" count="4">
+          <input semantic="VERTEX" source="#tri-verts" offset="0"/>
+          <p>0 2 1 0 1 3 0 3 2 1 2 3</p>
+        </triangles>
+      </mesh>
+    </geometry>
+  </library_geometries>
+  <library_visual_scenes>
+    <visual_scene id="Scene" name="Scene">
+      <node id="outer" name="outer" type="NODE">
+        <matrix sid="transform">1 0 0 5 0 1 0 0 0 0 1 0 0 0 0 1</matrix>
+        <node id="part" name="part" type="NODE">
+          <matrix sid="transform">0.5 0 0 0 0 0.5 0 0 0 0 0.5 0 0 0 0 1</matrix>
+          <instance_geometry url="#tri-mesh" name="tri">
+            <bind_material><technique_common>
+              <instance_material symbol="paint" target="#never-declared-material"/>
+            </technique_common></bind_material>
+          </instance_geometry>
+        </node>
+      </node>
+    </visual_scene>
+  </library_visual_scenes>
+  <scene><instance_visual_scene url="#Scene"/></scene>
+</COLLADA>
+"""
+
+
+def test_a_dae_binding_an_undeclared_material_is_drawn_without_it(tmp_path):
+    pytest.importorskip("collada")
+    (tmp_path / "part.dae").write_text(BROKEN_MATERIAL_DAE)
+    urdf = tmp_path / "r.urdf"
+    urdf.write_text(
+        '<robot name="r"><link name="a"><visual><geometry><mesh filename="part.dae" scale="2 2 2"/></geometry>'
+        "</visual></link></robot>"
+    )
+    assert len(trimesh.load(tmp_path / "part.dae", force="scene").geometry) == 0  # what trimesh alone gives
+    model = robodesc.load(urdf)
+    mesh = model.bodies["a"].visuals[0].geometry.load()
+    assert len(mesh.faces) == 4
+    # the nodes' transforms apply (outer moves by 5 in x, the part is halved), then the URDF scale
+    assert np.allclose(mesh.bounds, [[10.0, 0.0, 0.0], [11.0, 1.0, 1.0]])
+    scene = model.scene()
+    assert scene.metadata["robodesc"]["skipped"] == []
+    assert np.allclose(scene.bounds, mesh.bounds)

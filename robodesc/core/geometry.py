@@ -243,9 +243,64 @@ class Mesh(Geometry):
                 location=Location(file=path),
                 construct=self.uri,
             ) from exc
+        if kind == "DAE" and _holds_nothing(loaded):
+            loaded = _collada_shapes_only(path, force) or loaded
         if force == "mesh" and len(getattr(loaded, "vertices", ())) == 0:
             raise self._empty()
         return loaded
+
+
+def _holds_nothing(loaded: Any) -> bool:
+    """Whether trimesh's result has no triangles (a mesh without vertices, a scene without geometry)."""
+    if hasattr(loaded, "geometry"):
+        return not any(len(getattr(g, "vertices", ())) for g in loaded.geometry.values())
+    return len(getattr(loaded, "vertices", ())) == 0
+
+
+def _collada_shapes_only(path: str, force: str) -> Any:
+    """The triangles of a COLLADA file whose materials trimesh cannot resolve, without the materials.
+
+    Some DAE files exported by CAD tools bind a material, effect or texture they never declare;
+    pycollada then drops the whole geometry instance and trimesh returns nothing, while ROS's RViz
+    draws the shapes in its default colour. This reads the file again with pycollada, ignoring
+    broken references, walks the scene's nodes (a loop with a stack, composing each node's matrix
+    with its parents'), and keeps the triangles of every `<instance_geometry>` at its node's
+    transform, as trimesh places parts. None when that finds nothing either, so the caller reports
+    the file as it found it."""
+    import collada
+    import trimesh
+
+    try:
+        document = collada.Collada(path, ignore=[collada.common.DaeUnsupportedError, collada.common.DaeBrokenRefError])
+        geometries = {geometry.id: geometry for geometry in document.geometries}
+        instance = collada.common.tag("instance_geometry")
+        parts = []
+        stack = [(node, np.eye(4)) for node in (document.scene.nodes if document.scene is not None else ())]
+        while stack:
+            node, parent = stack.pop()
+            matrix = parent @ np.asarray(getattr(node, "matrix", np.eye(4)), dtype=float)
+            stack.extend((child, matrix) for child in getattr(node, "children", ()) if hasattr(child, "children"))
+            element = getattr(node, "xmlnode", None)
+            for used in element.findall(instance) if element is not None else ():
+                geometry = geometries.get(str(used.get("url", "")).lstrip("#"))
+                for primitive in geometry.primitives if geometry is not None else ():
+                    if isinstance(primitive, collada.polylist.Polylist):
+                        primitive = primitive.triangleset()
+                    if not isinstance(primitive, collada.triangleset.TriangleSet) or primitive.vertex is None:
+                        continue  # lines and points have no faces to draw
+                    faces = np.asarray(primitive.vertex_index, dtype=np.int64).reshape(-1, 3)
+                    if len(faces):
+                        part = trimesh.Trimesh(
+                            vertices=np.asarray(primitive.vertex, dtype=float), faces=faces, process=False
+                        )
+                        parts.append(part.apply_transform(matrix))
+    except Exception:  # a file pycollada cannot read either: the caller reports it as it found it
+        return None
+    if not parts:
+        return None
+    if force == "mesh":
+        return trimesh.util.concatenate(parts)
+    return trimesh.Scene(parts)
 
 
 #: Import names of trimesh's optional packages whose pip name differs.

@@ -103,6 +103,8 @@ def as_trimesh(geometry: Geometry, color: np.ndarray | Sequence[float] | None = 
     elif isinstance(geometry, Heightfield):
         mesh = _heightfield_mesh(geometry)
     else:
+        if type(geometry) is Geometry:  # what a reader gives for an empty, missing or unmodelled geometry
+            raise UnsupportedGeometry("the shape has no geometry robodesc can draw (empty, missing or not modelled)")
         raise UnsupportedGeometry(f"no mesh for geometry type {type(geometry).__name__}")
     if color is not None:
         _paint(mesh, color, keep_own=isinstance(geometry, Mesh))
