@@ -599,7 +599,8 @@ def cmd_view(args: argparse.Namespace) -> int:
     from .viewer import run
 
     model = _load(args)
-    run(model, host=args.host, port=args.port, kind=args.kind, positions=_configuration(model, args))
+    sets = _parse_sets(model, args.set or ())  # the keyframe goes by name, so the picker shows it
+    run(model, host=args.host, port=args.port, kind=args.kind, positions=sets, keyframe=args.keyframe)
     return 0
 
 

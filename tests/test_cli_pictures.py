@@ -276,3 +276,36 @@ def test_view_without_the_viewer_extra_names_it(capsys, monkeypatch):
     code, out, err = run(capsys, "view", ARM, "--port", "0")
     assert code == 1 and err.count("\n") == 1
     assert "robodesc[viewer]" in err
+
+
+def test_view_serves_the_viewer_until_interrupted(tmp_path):
+    pytest.importorskip("viser", reason="the viewer extra is not installed")
+    import signal
+    import sys
+    import urllib.request
+
+    quadruped = ROOT / "examples" / "quadruped.xml"
+    argv = [sys.executable, "-m", "robodesc", "view", str(quadruped), "--port", "0", "--keyframe", "crouch"]
+    process = subprocess.Popen(
+        argv + ["--set", "front_left_hip=0.3"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()  # printed once the server listens
+        match = re.fullmatch(r"viewing 'quadruped' at (http://\S+) \(press Ctrl-C to stop\)\n", line)
+        assert match, (line, process.stderr.read() if process.poll() is not None else "")
+        with urllib.request.urlopen(match[1], timeout=20) as page:
+            assert page.status == 200 and b"<html" in page.read().lower()
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 0, err
+    assert out.strip() == "stopped"
+
+
+def test_view_refuses_an_unknown_keyframe_before_serving(capsys):
+    pytest.importorskip("viser", reason="the viewer extra is not installed")
+    code, out, err = run(capsys, "view", ROOT / "examples" / "quadruped.xml", "--port", "0", "--keyframe", "crouh")
+    assert code == 1 and "crouch" in err and err.count("\n") == 1
