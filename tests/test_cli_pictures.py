@@ -309,3 +309,15 @@ def test_view_refuses_an_unknown_keyframe_before_serving(capsys):
     pytest.importorskip("viser", reason="the viewer extra is not installed")
     code, out, err = run(capsys, "view", ROOT / "examples" / "quadruped.xml", "--port", "0", "--keyframe", "crouh")
     assert code == 1 and "crouch" in err and err.count("\n") == 1
+
+
+def test_files_written_are_readable_by_others_and_keep_a_replaced_files_mode(tmp_path):
+    scene = robodesc.load(ARM).scene()
+    fresh = tmp_path / "arm.glb"
+    export_module.export_scene(scene, fresh)
+    assert fresh.stat().st_mode & 0o777 == 0o644  # not the temporary file's private 0600
+    kept = tmp_path / "kept.png"
+    kept.write_bytes(b"old")
+    kept.chmod(0o600)
+    robodesc.write_png(robodesc.render_scene(scene, size=(32, 32)), kept)
+    assert kept.stat().st_mode & 0o777 == 0o600 and kept.read_bytes().startswith(b"\x89PNG")

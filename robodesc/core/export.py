@@ -72,7 +72,7 @@ def export_scene(scene: trimesh.Scene, path: str | os.PathLike[str]) -> list[str
     written = []
     for name, data in files:
         destination = os.path.join(folder, name)
-        _write_whole(destination, data)
+        write_whole(destination, data)
         written.append(destination)
     return written
 
@@ -121,9 +121,11 @@ def _as_bytes(data: bytes | str) -> bytes:
     return data.encode("utf-8") if isinstance(data, str) else bytes(data)
 
 
-def _write_whole(destination: str, data: bytes) -> None:
+def write_whole(destination: str, data: bytes) -> None:
     """Write `data` to a temporary file beside `destination`, then rename it over `destination`:
-    the destination holds either its old content or all of the new one, never part of it."""
+    the destination holds either its old content or all of the new one, never part of it. The file
+    keeps the mode of the one it replaces (a new one: rw for the owner, readable by others), not the
+    private mode of the temporary file. Failures raise `ExportFailed`."""
     folder = os.path.dirname(destination) or "."
     try:
         handle, temporary = tempfile.mkstemp(dir=folder, prefix=".robodesc-", suffix=".part")
@@ -132,8 +134,17 @@ def _write_whole(destination: str, data: bytes) -> None:
     try:
         with os.fdopen(handle, "wb") as out:
             out.write(data)
+        os.chmod(temporary, _new_file_mode(destination))
         os.replace(temporary, destination)
     except OSError as exc:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise ExportFailed(f"cannot write {destination!r}: {exc.strerror or exc}", construct=destination) from exc
+
+
+def _new_file_mode(destination: str) -> int:
+    """The mode of the file being replaced, else rw for the owner and readable by others."""
+    try:
+        return os.stat(destination).st_mode & 0o777
+    except OSError:
+        return 0o644

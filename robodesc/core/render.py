@@ -35,17 +35,16 @@ trimesh is imported only when a scene is rendered.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import struct
-import tempfile
 import zlib
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .errors import ExportFailed, InvalidArgument, InvalidValue, did_you_mean
+from .errors import InvalidArgument, InvalidValue, did_you_mean
+from .export import write_whole
 from .geometry import Plane
 from .scene import METADATA_KEY
 
@@ -630,29 +629,7 @@ def write_png(image: np.ndarray, path: str | os.PathLike[str]) -> None:
         destination = os.fspath(path)
     except TypeError:
         raise InvalidArgument(f"path must be a file path, not {type(path).__name__}") from None
-    folder = os.path.dirname(destination) or "."
-    try:
-        handle, temporary = tempfile.mkstemp(dir=folder, prefix=".robodesc-", suffix=".png.part")
-    except OSError as exc:
-        raise ExportFailed(f"cannot write in {folder!r}: {exc.strerror or exc}", construct=destination) from exc
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-        # mkstemp makes the file private (0600); a picture gets the mode a new file would get
-        os.chmod(temporary, _new_file_mode(destination))
-        os.replace(temporary, destination)
-    except OSError as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise ExportFailed(f"cannot write {destination!r}: {exc.strerror or exc}", construct=destination) from exc
-
-
-def _new_file_mode(destination: str) -> int:
-    """The mode of the file being replaced, else rw for the owner and readable by others."""
-    try:
-        return os.stat(destination).st_mode & 0o777
-    except OSError:
-        return 0o644
+    write_whole(destination, data)
 
 
 __all__ = ["VIEWS", "encode_png", "render", "render_scene", "write_png"]
