@@ -249,18 +249,26 @@ def _assets(read: Attributes, scope: FileScope, element: Element) -> None:
             scope.extras.append(read.extra(child, None))
 
 
-def _mesh(read: Attributes, scope: FileScope, element: Element) -> None:
-    attrs = read.defaulted(element, None)
+def _asset_name(read: Attributes, element: Element, attrs: dict[str, str], what: str) -> str:
+    """An asset's name: its `name`, else its file's name without the extension (as MuJoCo names
+    meshes and height fields); one with neither cannot be referred to, which MuJoCo refuses."""
     file = attrs.get("file")
     name = attrs.get("name") or (os.path.splitext(os.path.basename(file))[0] if file else None)
     if name is None:
         raise read.error(
             MissingAttribute,
             element,
-            "a <mesh> without a file needs a name",
-            construct="mesh/@name",
+            f"{what} without a file needs a name",
+            construct=f"{element.tag}/@name",
             suggestion='add name="..."',
         )
+    return name
+
+
+def _mesh(read: Attributes, scope: FileScope, element: Element) -> None:
+    attrs = read.defaulted(element, None)
+    file = attrs.get("file")
+    name = _asset_name(read, element, attrs, "a <mesh>")
     read.unique(element, name, "mesh", scope.meshes)
     path = asset_path(read, file, "meshdir") if file else None
     scope.meshes[name] = MeshAsset(name, element, attrs, path, read)
@@ -271,15 +279,7 @@ def _hfield(read: Attributes, scope: FileScope, element: Element) -> None:
     as rows x columns, a file or a grid), and its inline heights normalised as MuJoCo stores them."""
     attrs = dict(element.attrib)
     file = attrs.get("file")
-    name = attrs.get("name") or (os.path.splitext(os.path.basename(file))[0] if file else None)
-    if name is None:
-        raise read.error(
-            MissingAttribute,
-            element,
-            "an <hfield> without a file needs a name",
-            construct="hfield/@name",
-            suggestion='add name="..."',
-        )
+    name = _asset_name(read, element, attrs, "an <hfield>")
     size = read.floats(element, attrs, "size", 4, None)
     read.require(
         size is not None and all(v > 0 for v in size),
