@@ -77,7 +77,9 @@ from .core.errors import (
     UnsupportedVersion,
     XMLSyntaxError,
 )
+from .core.export import write_whole
 from .core.render import render, render_scene, write_png  # not re-exported by core: `core.render` is the module
+from .core.writing import Loss, WriteContext
 from .plugins import FormatSpec, PluginInfo, PluginWarning, default_registry, hookimpl
 
 if TYPE_CHECKING:
@@ -125,13 +127,20 @@ def loads(
     )
 
 
-def dumps(model: Model, format: str) -> str:
-    """Write a model as text in `format`, through the writer a plugin provides."""
-    return default_registry().dumps(model, format)
+def dumps(model: Model, format: str, context: WriteContext | None = None) -> str:
+    """Write a model as text in `format`, through the writer a plugin provides.
+
+    Pass a `WriteContext` to learn what the format could not express (`context.losses`) and to
+    have mesh references made relative to where the text will be saved (`WriteContext(path)`)."""
+    return default_registry().dumps(model, format, context=context)
 
 
-def dump(model: Model, path: str | os.PathLike, format: str | None = None) -> None:
-    """Write a model to a file; the format defaults to the one claiming the file's extension."""
+def dump(model: Model, path: str | os.PathLike, format: str | None = None) -> list[Loss]:
+    """Write a model to a file; the format defaults to the one claiming the file's extension.
+
+    Mesh references are written relative to the file's folder. Returns what the format could not
+    express (see `robodesc.convert` for copying meshes and refusing losses). The file is replaced
+    only once the new text is complete."""
     registry = default_registry()
     if format is None:
         lower = os.fspath(path).lower()
@@ -143,9 +152,10 @@ def dump(model: Model, path: str | os.PathLike, format: str | None = None) -> No
                 f"no installed format writes files like {os.fspath(path)!r}", suggestion="pass format=NAME"
             )
         format = matches[0]
-    text = registry.dumps(model, format)
-    with open(path, "w", encoding="utf-8") as handle:
-        handle.write(text)
+    context = WriteContext(path)
+    text = registry.dumps(model, format, context=context)
+    write_whole(os.fspath(path), text.encode("utf-8"))
+    return context.losses
 
 
 def check(
@@ -215,6 +225,7 @@ __all__ = [
     "Kinematics",
     "Limits",
     "LoadContext",
+    "Loss",
     "Location",
     "MalformedPose",
     "MalformedValue",
@@ -243,6 +254,7 @@ __all__ = [
     "UnsupportedGeometry",
     "UnsupportedJointType",
     "UnsupportedVersion",
+    "WriteContext",
     "XMLSyntaxError",
     "as_trimesh",
     "export_scene",

@@ -435,9 +435,12 @@ def test_writer_crashes_and_wrong_results_name_the_plugin(site: Path):
         """
         @hookimpl
         def robodesc_formats():
-            def crash(model):
+            def crash(model, context):
                 return model.nothing_here
-            return [FormatSpec("w-crash", (".wc",), write=crash), FormatSpec("w-bytes", (".wb",), write=lambda m: b"x")]
+            return [
+                FormatSpec("w-crash", (".wc",), write=crash),
+                FormatSpec("w-bytes", (".wb",), write=lambda model, context: b"x"),
+            ]
         """,
     )
     registry = fresh_registry()

@@ -41,6 +41,7 @@ from ..core.errors import (
 from ..core.model import Model
 from ..core.resources import LoadContext
 from ..core.validation import validate_structure
+from ..core.writing import WriteContext
 from . import hookspecs
 from .lookup import FormatTable
 from .spec import FormatSpec, checked_specs
@@ -509,7 +510,11 @@ class Registry:
             found += findings
         return CheckReport(source, deduplicated(found), model, strict)
 
-    def dumps(self, model: Model, format: str, disable_plugins: Iterable[str] = ()) -> str:
+    def dumps(
+        self, model: Model, format: str, disable_plugins: Iterable[str] = (), context: WriteContext | None = None
+    ) -> str:
+        """`model` as text in `format`. `context` says where the text will be written (for relative
+        mesh references) and collects what the format cannot express; a fresh one when not given."""
         excluded = self._excluded(disable_plugins)
         spec = self._get(format, excluded)
         if spec.write is None:
@@ -519,7 +524,7 @@ class Registry:
                 + (", ".join(n for n, f in self._table(excluded).usable.items() if f.can_write) or "none installed"),
             )
         try:
-            text = spec.write(model)
+            text = spec.write(model, context if context is not None else WriteContext())
         except RobodescError:
             raise
         except Exception as exc:

@@ -10,18 +10,21 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ..core.model import Model
     from ..core.resources import LoadContext
+    from ..core.writing import WriteContext
 
 
 @dataclass
 class FormatSpec:
     """One format: its name, the file extensions it claims (with the leading dot, any case),
-    `read(data, context) -> Model`, optionally `sniff(head) -> bool` and `write(model) -> str`."""
+    `read(data, context) -> Model`, optionally `sniff(head) -> bool` and `write(model, context) -> str`
+    (`context` is a `WriteContext`: where the text goes, and where the writer reports what the
+    format cannot express)."""
 
     name: str
     extensions: tuple[str, ...]
     read: Callable[[bytes, LoadContext], Model] | None = None
     sniff: Callable[[bytes], bool] | None = None
-    write: Callable[[Model], str] | None = None
+    write: Callable[[Model, WriteContext], str] | None = None
     description: str = ""
     plugin: str = ""  # filled in by robodesc: the plugin that provided this format
 
