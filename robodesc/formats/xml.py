@@ -283,9 +283,12 @@ def root_tag(head: bytes) -> str | None:
     return match.group(1).decode("ascii", "replace") if match else None
 
 
-def xml_format(name: str, extensions: tuple[str, ...], root: str, package: str, description: str) -> FormatSpec:
+def xml_format(
+    name: str, extensions: tuple[str, ...], root: str, package: str, description: str, writes: bool = False
+) -> FormatSpec:
     """The `FormatSpec` of a built-in XML dialect: recognised by its top element, read by
-    `<package>.reader.read`, which is imported on first use so that listing formats stays cheap."""
+    `<package>.reader.read` and, when `writes`, written by `<package>.write.write(model, context)`;
+    both modules are imported on first use so that listing formats stays cheap."""
 
     def sniff(head: bytes) -> bool:
         return root_tag(head) == root
@@ -293,7 +296,17 @@ def xml_format(name: str, extensions: tuple[str, ...], root: str, package: str, 
     def read(data: bytes, context: Any) -> Any:
         return importlib.import_module(f"{package}.reader").read(data, context)
 
-    return FormatSpec(name=name, extensions=extensions, read=read, sniff=sniff, description=description)
+    def write(model: Any, context: Any) -> Any:
+        return importlib.import_module(f"{package}.write").write(model, context)
+
+    return FormatSpec(
+        name=name,
+        extensions=extensions,
+        read=read,
+        sniff=sniff,
+        write=write if writes else None,
+        description=description,
+    )
 
 
 def format_checks(model: Any, name: str, package: str, function: str = "check") -> list:
