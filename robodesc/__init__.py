@@ -11,6 +11,7 @@ import os
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, BinaryIO, Union
 
+from .conversion import Conversion, convert
 from .core import (
     Actuator,
     Body,
@@ -59,6 +60,7 @@ from .core.errors import (
     InvalidArgument,
     InvalidTree,
     InvalidValue,
+    LossyConversion,
     MalformedPose,
     MalformedValue,
     MissingAttribute,
@@ -198,6 +200,7 @@ __all__ = [
     "Capsule",
     "Cone",
     "CheckReport",
+    "Conversion",
     "Constraint",
     "ConfigurationError",
     "CyclicAttachment",
@@ -227,6 +230,7 @@ __all__ = [
     "LoadContext",
     "Loss",
     "Location",
+    "LossyConversion",
     "MalformedPose",
     "MalformedValue",
     "Material",
@@ -259,6 +263,7 @@ __all__ = [
     "as_trimesh",
     "export_scene",
     "check",
+    "convert",
     "dump",
     "dumps",
     "formats",

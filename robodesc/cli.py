@@ -29,10 +29,19 @@ import numpy as np
 from . import __version__, check, load
 from .core.checks import CheckReport, error_diagnostic
 from .core.diagnostics import Diagnostic, Severity
-from .core.errors import ConfigurationError, FormatError, PluginCrash, RobodescError, UnresolvedReference, did_you_mean
+from .core.errors import (
+    ConfigurationError,
+    FormatError,
+    LossyConversion,
+    PluginCrash,
+    RobodescError,
+    UnresolvedReference,
+    did_you_mean,
+)
 from .core.kinematics import Poses
 from .core.model import Body, Joint, Limits, Model
 from .core.transforms import invert_pose, matrix_to_rpy
+from .core.writing import Loss
 from .plugins import PluginInfo, Registry, default_registry
 
 if TYPE_CHECKING:
@@ -604,6 +613,51 @@ def cmd_view(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- convert -----------------------------------------------------------------------------------
+def _loss_dict(loss: Loss) -> dict[str, Any]:
+    where = loss.location
+    return {
+        "code": loss.code,
+        "message": loss.message,
+        "construct": loss.construct,
+        "instead": loss.instead,
+        "file": where.file,
+        "line": where.line,
+        "element": where.element,
+    }
+
+
+def cmd_convert(args: argparse.Namespace) -> int:
+    """Convert FILE to OUT and list what the target cannot express; with --strict such a loss fails
+    the conversion and nothing is written."""
+    from .conversion import convert
+
+    try:
+        done = convert(
+            args.file,
+            args.output,
+            to=args.to,
+            format=args.format,
+            search_paths=args.search_path or (),
+            copy_assets=args.copy_assets,
+            strict=args.strict,
+        )
+    except LossyConversion as refused:
+        for loss in refused.losses:
+            print(f"{PROG}: {loss}", file=sys.stderr)
+        raise
+    if args.json:
+        report = {"output": done.output, "format": done.format, "written": done.written}
+        print(json.dumps({**report, "losses": [_loss_dict(loss) for loss in done.losses]}, indent=2))
+        return 0
+    for loss in done.losses:
+        print(str(loss))
+    count = len(done.losses)
+    assets = f", {len(done.written) - 1} mesh file(s) copied" if len(done.written) > 1 else ""
+    print(f"wrote {done.output} ({done.format}{assets}); {count} loss{'es' * (count != 1)}")
+    return 0
+
+
 # -- formats -----------------------------------------------------------------------------------
 def cmd_formats(args: argparse.Namespace) -> int:
     """List the formats the installed plugins provide, who wins where they conflict, and what failed."""
@@ -825,6 +879,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     view.add_argument("--port", type=int, default=8080, help="port to listen on (default: 8080)")
     view.set_defaults(handler=cmd_view)
+
+    conv = sub.add_parser(
+        "convert",
+        parents=[source],
+        help="convert a description to another format",
+        description="Write FILE in another format and list each construct the target cannot express, with what was "
+        "written instead. The target comes from OUT's extension (.urdf, .sdf, .xml for MJCF) or --to.",
+    )
+    conv.add_argument("-o", "--output", metavar="OUT", required=True, help="the file to write")
+    conv.add_argument("--to", metavar="FORMAT", help="the format to write (default: from OUT's extension)")
+    conv.add_argument("--copy-assets", action="store_true", help="copy meshes into OUT_assets/ beside OUT")
+    conv.add_argument("--strict", action="store_true", help="fail, writing nothing, when anything would be lost")
+    conv.add_argument("--json", action="store_true", help="print the report as JSON")
+    conv.set_defaults(handler=cmd_convert)
 
     chk = sub.add_parser(
         "check",

@@ -327,6 +327,17 @@ class ExportFailed(RobodescError):
     code = "export-failed"
 
 
+class LossyConversion(RobodescError):
+    """A strict conversion was refused: the target format cannot express everything the source
+    says. `.losses` lists each construct (`robodesc.Loss`); nothing was written."""
+
+    code = "lossy-conversion"
+
+    def __init__(self, message: str, *, losses: list[Any], **kwargs: Any) -> None:
+        self.losses = losses
+        super().__init__(message, **kwargs)
+
+
 class ReservedName(InvalidValue):
     """A name the format reserves for itself (SDF `world`, `__model__`, `__root__`, `__anything__`)."""
 
