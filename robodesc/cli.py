@@ -476,23 +476,10 @@ def _frame_label(model: Model, name: str) -> str:
 
 
 def _labelled_poses(model: Model, poses: Poses) -> dict[str, np.ndarray]:
-    """Every body (model order, root first), then every frame (model order), by `fk`'s label.
-
-    Read by position (`poses.names[k]` names `poses.array[k]`; bodies come before frames), not by
-    name, because a frame that shares a body's name has no name of its own in `poses`. Should the
-    layout ever differ, a frame's pose is its body's pose times the frame's fixed pose.
-    """
-    names = list(poses.names)
-    array = np.asarray(poses.array)
-    first: dict[str, int] = {}
-    for k, name in enumerate(names):
-        first.setdefault(name, k)
-    entries = {name: array[first[name]] for name in model.bodies}
-    start = len(names) - len(model.frames)
-    by_position = names[start:] == list(model.frames)
-    for i, frame in enumerate(model.frames.values()):
-        pose = array[start + i] if by_position else entries[frame.body] @ np.asarray(frame.pose, dtype=float)
-        entries[_frame_label(model, frame.name)] = pose
+    """Every body (model order, root first), then every frame (model order), by `fk`'s label."""
+    entries = {name: poses[name] for name in model.bodies}
+    for frame in model.frames:
+        entries[_frame_label(model, frame)] = poses.frame(frame)
     return entries
 
 

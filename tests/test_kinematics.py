@@ -573,3 +573,23 @@ def test_hand_built_batch_mapping_with_multi_value_joints():
         assert_close(batch["tip"][i], model.forward_kinematics({"j": quats[i]})["tip"])
     with pytest.raises(ConfigurationError):
         model.forward_kinematics_batch({"j": np.zeros((3, 3))})  # 3 numbers for a 4-value joint
+
+
+def test_a_frame_sharing_a_bodys_name_neither_shadows_it_nor_is_lost():
+    # MJCF keeps bodies and sites apart: body 'arm' carries a site 'arm' half a metre out.
+    model = robodesc.loads(
+        """<mujoco><worldbody><body name="arm" pos="0 0 1"><joint name="j" axis="0 0 1"/>
+        <geom size="0.1" mass="1"/><site name="arm" pos="0.5 0 0"/><site name="tip" pos="1 0 0"/>
+        </body></worldbody></mujoco>""",
+        format="mjcf",
+    )
+    poses = model.forward_kinematics({"j": np.pi / 2})
+    assert np.allclose(poses["arm"][:3, 3], [0, 0, 1])  # the body
+    assert np.allclose(poses.frame("arm")[:3, 3], [0, 0.5, 1])  # the site, turned with the body
+    assert np.allclose(poses["tip"][:3, 3], [0, 1, 1]) and np.allclose(poses.frame("tip"), poses["tip"])
+    assert sorted(poses) == ["arm", "tip", "world"] and len(poses) == 3  # each name once
+    batch = model.forward_kinematics_batch(np.array([[0.0], [np.pi / 2]]))
+    assert np.allclose(batch["arm"][:, :3, 3], [[0, 0, 1], [0, 0, 1]])
+    assert np.allclose(batch.frame("arm")[:, :3, 3], [[0.5, 0, 1], [0, 0.5, 1]])
+    with pytest.raises(robodesc.UnresolvedReference, match="no frame named 'world'"):
+        poses.frame("world")

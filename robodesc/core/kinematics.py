@@ -40,12 +40,18 @@ class Poses(Mapping):
 
     From `forward_kinematics`, `array` is (K, 4, 4) and `poses[name]` a 4x4 world pose; from
     `forward_kinematics_batch`, `array` is (N, K, 4, 4) and `poses[name]` is (N, 4, 4).
-    `names[k]` names `array[..., k, :, :]`.
+    `names[k]` names `array[..., k, :, :]`: the bodies, then the frames.
+
+    Bodies and frames are separate name spaces (an MJCF site may share its body's name):
+    `poses[name]` is the body whenever a body has the name, else the frame; `poses.frame(name)` is
+    always the frame, so a frame that shares a body's name is never shadowed nor lost. Iterating
+    gives each name once.
     """
 
-    def __init__(self, names: list[str], index: dict[str, int], array: np.ndarray) -> None:
+    def __init__(self, names: list[str], index: dict[str, int], array: np.ndarray, frames: dict[str, int]) -> None:
         self.names = names
         self._index = index
+        self._frames = frames
         self.array = array
 
     def __getitem__(self, name: str) -> np.ndarray:
@@ -53,17 +59,27 @@ class Poses(Mapping):
             return self.array[..., self._index[name], :, :]
         except (KeyError, TypeError):
             raise UnresolvedReference(
-                f"no body or frame named {name!r}", construct=str(name), suggestion=did_you_mean(str(name), self.names)
+                f"no body or frame named {name!r}", construct=str(name), suggestion=did_you_mean(str(name), self._index)
+            ) from None
+
+    def frame(self, name: str) -> np.ndarray:
+        """The pose of the frame `name` (an SDF `<frame>`, an MJCF `<site>`), even when a body has
+        the same name."""
+        try:
+            return self.array[..., self._frames[name], :, :]
+        except (KeyError, TypeError):
+            raise UnresolvedReference(
+                f"no frame named {name!r}", construct=str(name), suggestion=did_you_mean(str(name), self._frames)
             ) from None
 
     def __contains__(self, name: object) -> bool:
         return name in self._index
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self.names)
+        return iter(self._index)
 
     def __len__(self) -> int:
-        return len(self.names)
+        return len(self._index)
 
     def __repr__(self) -> str:
         return f"Poses({len(self.names)} names, array shape {self.array.shape})"
@@ -164,7 +180,11 @@ class Kinematics:
         self.body_names = [b.name for b in moving + static]
         self.frame_names = list(model.frames)
         self.names = self.body_names + self.frame_names
-        self._index = {name: k for k, name in enumerate(self.names)}
+        # a body keeps its name when a frame shares it; the frame stays reachable through Poses.frame
+        self._frames = {name: len(self.body_names) + k for k, name in enumerate(self.frame_names)}
+        self._index = {name: k for k, name in enumerate(self.body_names)}
+        for name, k in self._frames.items():
+            self._index.setdefault(name, k)
         position = {b.name: i for i, b in enumerate(moving)}
         none = len(moving)  # index of the identity that stands for "no moving anchor"
         self._compile_moving(moving, moving_joints, prefix, source)
@@ -357,7 +377,7 @@ class Kinematics:
             raise ConfigurationError("joint values must be finite numbers")
         out = np.empty((1, len(self.names), 4, 4))
         self._evaluate(q[None, :], out, self._workspace(1), single=True)
-        return Poses(self.names, self._index, out[0])
+        return Poses(self.names, self._index, out[0], self._frames)
 
     def forward_batch(self, positions: Mapping[str, Any] | np.ndarray, out: np.ndarray | None = None) -> Poses:
         """Poses at N configurations. `out`, an (N, K, 4, 4) float array, is filled if given."""
@@ -376,7 +396,7 @@ class Kinematics:
                 list(pool.map(lambda rows: self._evaluate_rows(q, out, rows[0], rows[-1] + 1), groups))
         elif q.shape[0]:
             self._evaluate_rows(q, out, 0, q.shape[0])
-        return Poses(self.names, self._index, out)
+        return Poses(self.names, self._index, out, self._frames)
 
     def _evaluate_rows(self, q: np.ndarray, out: np.ndarray, start: int, stop: int) -> None:
         """Rows start:stop of a batch, in chunks small enough to stay in cache, reusing one workspace."""
