@@ -12,7 +12,14 @@ from ..xml import format_checks, xml_format
 @hookimpl
 def robodesc_formats() -> list[FormatSpec]:
     return [
-        xml_format("urdf", (".urdf",), "robot", __name__, "Unified Robot Description Format (ROS), as urdfdom reads it")
+        xml_format(
+            "urdf",
+            (".urdf",),
+            "robot",
+            __name__,
+            "Unified Robot Description Format (ROS), as urdfdom reads it",
+            writes=True,
+        )
     ]
 
 
