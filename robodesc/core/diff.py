@@ -703,7 +703,7 @@ class _Comparison:
         for m in np.nonzero(flagged.any(axis=0))[0].tolist():
             name_a, name_b, what = items[m]
             worst = np.where(flagged[:, m], np.maximum(t_err[:, m], r_err[:, m]), -1.0)
-            c = int(np.argmax(worst))
+            c = int(np.argmax(worst >= worst.max() - self.tol))  # the first of the worst: the reference if it is
             where = "the reference" if c == 0 else f"sample {c}"
             count = int(flagged[:, m].sum())
             more = f", {below[m]} bod{'y' if below[m] == 1 else 'ies'}/frames below move with it" if below[m] else ""
@@ -866,7 +866,11 @@ def _pose_errors(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _vector_angle(u: np.ndarray, v: np.ndarray) -> float:
-    return float(math.atan2(float(np.linalg.norm(np.cross(u, v))), float(np.dot(u, v))))
+    """The angle between two 3-vectors, exact for tiny angles (plain floats: called once per joint)."""
+    ux, uy, uz = (float(c) for c in u)
+    vx, vy, vz = (float(c) for c in v)
+    sine = math.hypot(uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx)
+    return math.atan2(sine, ux * vx + uy * vy + uz * vz)
 
 
 def _sample(ja: Joint, jb: Joint, rng: np.random.Generator, n: int) -> np.ndarray:
