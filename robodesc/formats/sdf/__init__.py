@@ -19,6 +19,7 @@ def robodesc_formats() -> list[FormatSpec]:
             "sdf",
             __name__,
             "SDFormat 1.4-1.12 models and worlds (Gazebo), with libsdformat's frame semantics",
+            writes=True,
         )
     ]
 

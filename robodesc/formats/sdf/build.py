@@ -117,6 +117,7 @@ class Builder:
         if file.worlds:
             world = file.worlds[0]
             model = self._start(world.name)
+            model.bodies["world"].extras["sdf"] = {"world": True}  # the file is a world (the SDF writer asks)
             self.top = scope = scope_of(world)
             for instance in world.models:
                 for node in instance.kept:

@@ -31,6 +31,7 @@ from ...core.geometry import (
 )
 from ..xml import Element
 from .context import FileContext
+from .desc import Node
 from .spec import SHADER_TYPES
 from .values import parse_bool, parse_color, parse_double, parse_vector, text_of
 
@@ -59,9 +60,13 @@ def read_shape(ctx: FileContext, element: Element, kind: str) -> tuple[Shape, di
             shape.extras.setdefault("xml", []).append(ctx.keep(geometry_el).extra(None))
         if solid.get("kind") and (type(shape.geometry) is Geometry or solid["kind"] in ("mesh", "heightmap", "cone")):
             shape.extras.setdefault("sdf", {})["geometry"] = dict(solid)  # what the robodesc geometry does not hold
+        if solid.get("kind") and type(shape.geometry) is Geometry:  # polyline, image, empty: the SDF writer's copy
+            shape.extras["sdf"]["geometry_xml"] = Node(geometry_el, ctx.document, ctx.source).extra(None)
     material_el = element.find("material")
     if material_el is not None and kind == "visual":
         shape.material = read_material(ctx, material_el)
+        # the element as written (scripts, specular, PBR, ...), rendered only if the SDF writer asks
+        shape.extras.setdefault("sdf", {})["material"] = Node(material_el, ctx.document, ctx.source).extra(None)
     for child in element:
         if child.tag not in ("geometry", "pose", "material"):
             shape.extras.setdefault("xml", []).append(ctx.keep(child, kind).extra(None))
