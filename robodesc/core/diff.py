@@ -287,6 +287,7 @@ class _Comparison:
         self.A = _Side(a, tolerance, "A")
         self.B = _Side(b, tolerance, "B")
         self.result = ModelDiff(a=labels[0], b=labels[1], tolerance=tolerance, seed=seed)
+        self.result.compared = {"bodies": 0, "joints": 0, "frames": 0}
         self.root: tuple[str, str] | None = None
 
     def differ(self, code: str, names: Iterable[str], message: str, a: Any = None, b: Any = None, **details: Any):
@@ -706,7 +707,10 @@ class _Comparison:
             c = int(np.argmax(worst >= worst.max() - self.tol))  # the first of the worst: the reference if it is
             where = "the reference" if c == 0 else f"sample {c}"
             count = int(flagged[:, m].sum())
-            more = f", {below[m]} bod{'y' if below[m] == 1 else 'ies'}/frames below move with it" if below[m] else ""
+            more = ""
+            if below[m]:
+                them = "body or frame below moves" if below[m] == 1 else "bodies and frames below move"
+                more = f", {below[m]} {them} with it"
             self.differ(
                 "pose" if what == "body" else "frame_pose",
                 [name_a, name_b],
