@@ -131,7 +131,9 @@ def _pose(parent: Element, pose: np.ndarray, relative_to: str | None = None) -> 
     rotation = pose[:3, :3]
     rpy = _rpy(rotation)
     if np.abs(_rpy_matrix(*rpy) - rotation).max() <= 1e-13:
-        element.text = _nums([*pose[:3, 3], *rpy])
+        values = np.array([*pose[:3, 3], *rpy])
+        values[np.abs(values) < 1e-15] = 0.0  # round-off of composed poses, not a pose anyone wrote
+        element.text = _nums(values)
     else:
         w, x, y, z = matrix_to_quat(rotation)
         element.set("rotation_format", "quat_xyzw")
@@ -743,7 +745,7 @@ class SdfWriter:
             _text(element, "pose", [*com, 0.0, 0.0, 0.0])
         _text(element, "mass", inertial.mass)
         i = np.asarray(inertial.inertia, dtype=float)
-        if not is_valid_mass_matrix(inertial.mass, i):
+        if body is not None and not is_valid_mass_matrix(inertial.mass, i):
             i = _valid_inertia(i)
             self.context.lose(
                 "invalid-inertia",
