@@ -18,6 +18,7 @@ def robodesc_formats() -> list[FormatSpec]:
             "mujoco",
             __name__,
             "MuJoCo's MJCF, compiled as MuJoCo compiles it (defaults, frames, inertia from geoms)",
+            writes=True,
         )
     ]
 
