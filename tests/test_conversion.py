@@ -166,3 +166,35 @@ def test_the_command_in_strict_mode_fails_and_lists_the_losses(toy, source, tmp_
     lines = err.splitlines()
     assert lines[0] == f"robodesc: {source}:8: extension: <transmission> has no place in toy; written instead: nothing"
     assert lines[1].startswith("robodesc: error: ") and "nothing was written" in lines[1]
+
+
+# -- robodesc diff -------------------------------------------------------------------------------
+ARM = Path(__file__).parents[1] / "examples" / "arm.urdf"
+
+
+def test_diff_exits_0_when_two_files_agree_and_1_when_they_differ(tmp_path, capsys):
+    assert main(["diff", str(ARM), str(ARM)]) == 0
+    out, err = capsys.readouterr()
+    assert err == "" and out.strip().endswith("tolerance 1e-06)") and " agree " in out
+    moved = tmp_path / "moved.urdf"
+    moved.write_text(ARM.read_text().replace('<origin xyz="0 0 0.3"/>', '<origin xyz="0 0 0.31"/>', 1))
+    assert moved.read_text() != ARM.read_text()
+    assert main(["diff", str(ARM), str(moved), "--samples", "2"]) == 1
+    out, _ = capsys.readouterr()
+    assert "pose" in out and " differ: " in out
+    assert main(["diff", str(ARM), str(moved), "--tolerance", "0.02"]) == 0
+    assert " agree" in capsys.readouterr()[0]
+    assert main(["diff", str(ARM), str(moved), "--json"]) == 1
+    report = json.loads(capsys.readouterr()[0])
+    assert report["agree"] is False and report["differences"]
+
+
+def test_diff_of_a_file_that_cannot_be_loaded_exits_2(tmp_path, capsys):
+    assert main(["diff", str(ARM), str(tmp_path / "missing.urdf")]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith("robodesc: error: ") and "missing.urdf" in err and err.count("\n") == 1
+
+
+def test_diff_refuses_a_negative_tolerance(capsys):
+    assert main(["diff", str(ARM), str(ARM), "--tolerance", "-1"]) == 1
+    assert "--tolerance" in capsys.readouterr()[1]
