@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from xml.etree.ElementTree import Element, SubElement, fromstring, indent, tostring
@@ -96,12 +96,15 @@ def write(model: Model, context: WriteContext) -> str:
     return _Writer(model, context).text()
 
 
-def qpos(model: Model, positions: Mapping[str, Any] | None = None) -> np.ndarray:
+def qpos(model: Model, positions: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None = None) -> np.ndarray:
     """The ``qpos`` of the MJCF written for `model` at `positions` (source joint name -> value;
-    joints left out at their reference), in MuJoCo's order."""
+    joints left out at their reference), in MuJoCo's order; given a list of configurations, one
+    row per configuration."""
     writer = _Writer(model, WriteContext())
     writer.text()
-    return writer.qpos(positions or {})
+    if positions is None or isinstance(positions, Mapping):
+        return writer.qpos(positions or {})
+    return np.array([writer.qpos(p) for p in positions]).reshape(len(positions), -1)
 
 
 def _unnamed(name: str) -> bool:
@@ -462,6 +465,8 @@ class _Writer:
         origin = np.asarray(joint.origin, dtype=float)
         frame = IDENTITY if np.array_equal(origin, pose) else invert_pose(pose) @ origin
         rotation, anchor = frame[:3, :3], frame[:3, 3]
+        if np.allclose(rotation, np.eye(3), rtol=0.0, atol=1e-13):  # an anchor offset only (MJCF): no turn
+            rotation = np.eye(3)
         axis = np.asarray(joint.axis, dtype=float)
         ref = _flat(joint.reference, joint.dof, None)
         base = {"pos": nums(anchor)} if np.any(anchor != 0) else {}
@@ -781,7 +786,8 @@ class _Writer:
         if not self.is_mjcf or not self.model.source:
             return {}
         files = [self.model.source]  # and the included files the kept elements came from
-        files += sorted({e.location.file for e in self.model.extras if e.location.file} - {self.model.source})
+        located = [*self.model.extras, *self.model.bodies.values()]
+        files += sorted({e.location.file for e in located if e.location.file} - {self.model.source})
         found: dict[str, str] = {}
         for file in files:
             try:
@@ -789,6 +795,7 @@ class _Writer:
                     text = handle.read()
             except OSError:
                 continue
+            self.uses_classes |= re.search(r"<default\b", text) is not None
             for element in re.findall(r"<compiler\b[^>]*>", text):
                 for key, value in re.findall(r"(\w+)\s*=\s*[\"']([^\"']*)", element):
                     found[key] = value
