@@ -786,8 +786,8 @@ class _Writer:
         if not self.is_mjcf or not self.model.source:
             return {}
         files = [self.model.source]  # and the included files the kept elements came from
-        located = [*self.model.extras, *self.model.bodies.values()]
-        files += sorted({e.location.file for e in located if e.location.file} - {self.model.source})
+        located = [e.location for e in self.model.extras] + [b.location for b in self.model.bodies.values()]
+        files += sorted({where.file for where in located if where.file} - {self.model.source})
         found: dict[str, str] = {}
         for file in files:
             try:
