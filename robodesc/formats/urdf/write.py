@@ -267,14 +267,15 @@ def _linear_coupling(model: Model, constraint: Any, single: Mapping[str, str]) -
 
 
 # -- joint values -------------------------------------------------------------------------------------
-def joint_values(model: Model, positions: Mapping[str, Any]) -> dict[str, Any]:
+def joint_values(model: Model, positions: Mapping[str, Any], layout: Plan | None = None) -> dict[str, Any]:
     """The values of the written URDF's joints for the model's joint `positions`.
 
     Single-valued joints keep their name and value; a universal or revolute2 joint ``j`` becomes
     ``j__1`` and ``j__2``; a ball joint's quaternion becomes the angles of ``j__x``, ``j__y``,
     ``j__z`` (rotations about x, then y, then z of its frame); floating and planar joints keep their
-    value lists. Joints left out of `positions` are left out here (URDF then takes 0)."""
-    layout = plan(model)
+    value lists. Joints left out of `positions` are left out here (URDF then takes 0). Pass the
+    model's `plan` as `layout` when converting many configurations of one model."""
+    layout = layout if layout is not None else plan(model)
     out: dict[str, Any] = {}
     for name, value in positions.items():
         joint = model.joints.get(name)
@@ -329,15 +330,22 @@ def _rpy(rotation: np.ndarray) -> tuple[float, float, float]:
     return 0.0, pitch, math.atan2(-r[0, 1], r[1, 1])
 
 
+#: Origin numbers smaller than this (metres, radians) are rounding left over from composing poses
+#: (2.2e-16 instead of 0) and are written as 0: far below the 1e-12 a written pose is faithful to.
+_NOISE = 1e-15
+
+
 def _origin(pose: np.ndarray) -> str | None:
     """An `<origin>` element for a pose, None for the identity."""
     pose = np.asarray(pose, dtype=float)
-    if np.array_equal(pose, _IDENTITY):
+    xyz = np.where(np.abs(pose[:3, 3]) < _NOISE, 0.0, pose[:3, 3])
+    rpy = np.array(_rpy(pose[:3, :3]))
+    rpy = np.where(np.abs(rpy) < _NOISE, 0.0, rpy)
+    if not np.any(xyz) and not np.any(rpy):
         return None
-    rotation = pose[:3, :3]
-    attrs = f"xyz={_attr(_numbers(pose[:3, 3]))}"
-    if not np.array_equal(rotation, np.eye(3)):
-        attrs += f" rpy={_attr(_numbers(_rpy(rotation)))}"
+    attrs = f"xyz={_attr(_numbers(xyz))}"
+    if np.any(rpy):
+        attrs += f" rpy={_attr(_numbers(rpy))}"
     return f"<origin {attrs}/>"
 
 
@@ -665,8 +673,9 @@ class _UrdfWriter:
                 bound = UNLIMITED_PRISMATIC if step.type == "prismatic" else math.pi * 1e6
                 self.lose(
                     "unlimited-joint",
-                    f"{step.type} joint {step.name!r} has no {'lower' if lower is None else 'upper'} limit; "
-                    "URDF needs both",
+                    f"{step.type} joint {step.name!r} has no "
+                    + ("limits" if lower is None and upper is None else "lower" if lower is None else "upper")
+                    + " limit; URDF needs both",
                     joint.location,
                     joint.name,
                     f"a bound of {_number(bound)}",
