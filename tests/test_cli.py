@@ -536,7 +536,7 @@ def test_formats(capsys: pytest.CaptureFixture[str]) -> None:
     lines = out.splitlines()
     assert lines[0].split()[:5] == ["name", "extensions", "read", "write", "plugin"]
     urdf = next(line.split() for line in lines if line.startswith("urdf "))
-    assert urdf[:5] == ["urdf", ".urdf", "yes", "no", "urdf"]
+    assert urdf[:5] == ["urdf", ".urdf", "yes", "yes", "urdf"]
 
 
 def test_formats_lists_plugin_problems(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
