@@ -394,3 +394,37 @@ def test_a_2000_link_chain_compares_structurally():
     renamed = compare(a, urdf(chain(2000, rename="r")), samples=1)
     assert renamed.codes == ["body_renamed"] * 2000
     assert renamed.differences[-1].names == ("l1999", "rl1999")
+
+
+def test_an_mjcf_ref_moved_into_the_urdf_joint_frame_agrees():
+    # MJCF stands as written at j1 = ref = 0.3; the URDF writes the same motion with the ref turned
+    # into its joint origin. Axes are compared at the shared configuration, not each side's reference.
+    inertial = '<inertial pos="0 0 0" mass="1" diaginertia="0.01 0.01 0.01"/>'
+    with_ref = mjcf(
+        '<mujoco model="r"><compiler angle="radian"/><worldbody><body name="base">'
+        + inertial
+        + '<body name="l1" pos="0 0 0.5"><joint name="j1" axis="0 0 1" ref="0.3"/><joint name="j2" axis="1 0 0"/>'
+        + inertial
+        + "</body></body></worldbody></mujoco>"
+    )
+    link = '<inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>'
+    baked = urdf(
+        f'<robot name="r"><link name="base">{link}</link><link name="l1_j1"/><link name="l1">{link}</link>'
+        '<joint name="j1" type="continuous"><parent link="base"/><child link="l1_j1"/>'
+        '<origin xyz="0 0 0.5" rpy="0 0 -0.3"/><axis xyz="0 0 1"/></joint>'
+        '<joint name="j2" type="continuous"><parent link="l1_j1"/><child link="l1"/><axis xyz="1 0 0"/></joint>'
+        "</robot>"
+    )
+    for diff in (compare(with_ref, baked), compare(baked, with_ref)):
+        assert diff.agree, str(diff)
+    assert compare(with_ref, baked).configurations[0]["j1"] == pytest.approx(0.3)
+
+
+def test_a_huge_position_limit_is_no_limit():
+    unlimited = edited(ARM_MJCF, '<joint name="j2" axis="1 0 0"/>', '<joint name="j2" type="slide" axis="1 0 0"/>')
+    huge = edited(
+        ARM_MJCF, '<joint name="j2" axis="1 0 0"/>', '<joint name="j2" type="slide" axis="1 0 0" range="-1e9 1e9"/>'
+    )
+    diff = compare(mjcf(unlimited), mjcf(huge))
+    assert diff.agree, str(diff)
+    assert all(abs(c["j2"]) <= 1 for c in diff.configurations)  # sampled within a metre, as unlimited

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from .model import JOINT_DOF, Body, Joint, JointType, Limits, Model
-from .transforms import matrix_to_rpy
+from .transforms import axis_angle_to_matrix, invert_pose, matrix_to_rpy
 
 __all__ = ["DiffEntry", "ModelDiff", "compare"]
 
@@ -56,6 +56,9 @@ _LENGTH_RANGE = 1.0
 #: units (compared relative to their size).
 _POSITION_FIELDS = ("lower", "upper")
 _RATE_FIELDS = ("velocity", "effort")
+#: A position limit this far out (or infinite) is no limit: converters write such a number where the
+#: target format requires one (a URDF prismatic joint from an unlimited MJCF slide).
+_UNLIMITED = 1e9
 _WORLD = "\0world"  # the (unnamed) world above every root, when matching renamed roots
 
 
@@ -203,6 +206,8 @@ class _Side:
             if body.parent is not None and body.parent in self.children:
                 self.children[body.parent].append(name)
         self.reference = model.forward_kinematics()  # as written: each joint at its own reference
+        self.common: tuple[np.ndarray, dict[str, int]] | None = None
+        self.common_values: np.ndarray | None = None
         # "Light": no mass to speak of and nothing to see or collide with. A converter gives MuJoCo's
         # dummy bodies a tiny mass (MuJoCo refuses massless moving bodies), hence the tolerance.
         self.light = {
@@ -247,14 +252,71 @@ class _Side:
             down[name] = down[kids[0]] if name in self.helpers and len(kids) == 1 else name
         return up, down
 
+    def set_common(self, array: np.ndarray, names: list[str], row: np.ndarray) -> None:
+        """World poses (K, 4, 4) and joint values (nq,) of configuration 0, which both sides share."""
+        self.common = (array, {n: i for i, n in enumerate(names)})
+        self.common_values = row
+
+    def _pose0(self, name: str) -> np.ndarray:
+        if self.common is None:
+            return self.reference[name] if name in self.reference else np.eye(4)
+        array, index = self.common
+        return array[index[name]] if name in index else np.eye(4)
+
+    def _value0(self, joint: Joint) -> float | None:
+        """A one-valued joint's value in configuration 0 (None before it is known: the reference)."""
+        if self.common_values is None:
+            return None
+        layout = self.model.kinematics.layout
+        if joint.name in layout and layout[joint.name].stop - layout[joint.name].start == 1:
+            return float(self.common_values[layout[joint.name].start])
+        if joint.mimic is not None and joint.mimic.joint in self.joints:
+            leader = self._value0(self.joints[joint.mimic.joint]) if joint.mimic.joint != joint.name else None
+            return None if leader is None else joint.mimic.multiplier * leader + joint.mimic.offset
+        return None
+
     def world_axis(self, joint: Joint, axis: np.ndarray, root: str) -> np.ndarray:
-        """A joint's direction in the root body's frame, at the reference."""
-        parent = self.reference[joint.parent] if joint.parent in self.reference else np.eye(4)
-        root_pose = self.reference[root]
-        rotation = root_pose[:3, :3].T @ parent[:3, :3] @ np.asarray(joint.origin, dtype=float)[:3, :3]
-        v = rotation @ np.asarray(axis, dtype=float)
+        """A joint's direction in the root body's frame, in configuration 0 (each side's own reference
+        until that is known).
+
+        Taken in the configuration both sides share, not each side's own reference: a converter may
+        move an MJCF `ref` into the joint frame, which turns the frame as written but not the robot
+        at given joint values. A joint after others on one body (MJCF) turns with them."""
+        frame = self._pose0(joint.parent)
+        body = self.bodies.get(joint.child)
+        for name in body.joints if body is not None else ():
+            if name == joint.name:
+                break
+            earlier = self.joints.get(name)
+            if earlier is not None:
+                frame = frame @ _moved(earlier, self._value0(earlier))
+        frame = frame @ np.asarray(joint.origin, dtype=float)
+        v = self._pose0(root)[:3, :3].T @ frame[:3, :3] @ np.asarray(axis, dtype=float)
         n = np.linalg.norm(v)
         return v / n if n > 0 else v
+
+
+def _moved(joint: Joint, value: float | None) -> np.ndarray:
+    """How a one-valued joint at `value` moves what follows it on its body, in the parent's frame:
+    origin @ M(ref)^-1 @ M(value) @ origin^-1 (the identity at the reference or for other types)."""
+    if value is None or joint.dof != 1:
+        return np.eye(4)
+    ref = np.atleast_1d(np.asarray(joint.reference, dtype=float)).reshape(-1)
+    delta = value - (float(ref[0]) if ref.size == 1 else 0.0)
+    axis = np.asarray(joint.axis, dtype=float)
+    n = float(np.linalg.norm(axis))
+    if delta == 0.0 or n == 0.0:
+        return np.eye(4)
+    axis = axis / n
+    motion = np.eye(4)
+    if joint.type in (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.SCREW):
+        motion[:3, :3] = axis_angle_to_matrix(axis, delta)
+    if joint.type is JointType.PRISMATIC:
+        motion[:3, 3] = axis * delta
+    elif joint.type is JointType.SCREW:
+        motion[:3, 3] = axis * joint.pitch * delta
+    origin = np.asarray(joint.origin, dtype=float)
+    return origin @ motion @ invert_pose(origin)
 
 
 def _mass(body: Body) -> float:
@@ -302,6 +364,8 @@ class _Comparison:
         self._compare_bodies()
         self._match_joints()
         self._match_frames()
+        self._evaluate()
+        self._compare_joints()
         self._compare_poses()
         self._compare_total_mass()
         return self.result
@@ -459,6 +523,14 @@ class _Comparison:
             A.jcorr[name], B.jcorr[best] = best, name
             self.differ("joint_renamed", [name, best], f"joint {name!r} in A is {best!r} in B", a=name, b=best)
         self.result.compared["joints"] = len(A.jcorr)
+        for side, other, code in ((A, B, "joint_removed"), (B, A, "joint_added")):
+            for name, joint in side.joints.items():
+                if name not in side.jcorr:
+                    self._unmatched_joint(side, other, joint, code)
+
+    def _compare_joints(self) -> None:
+        """Joints both sides have, once configuration 0 is known (axes are compared there)."""
+        A, B = self.A, self.B
         self._unstated: set[tuple[str, str]] = set()
         for name_a, name_b in A.jcorr.items():
             self._compare_joint(A.joints[name_a], B.joints[name_b])
@@ -472,10 +544,6 @@ class _Comparison:
                 field=what,
                 side=label,
             )
-        for side, other, code in ((A, B, "joint_removed"), (B, A, "joint_added")):
-            for name, joint in side.joints.items():
-                if name not in side.jcorr:
-                    self._unmatched_joint(side, other, joint, code)
 
     def _ends_a(self, joint: Joint) -> tuple[str | None, str | None]:
         """The bodies joint (of A) connects, as names in B (None: no counterpart)."""
@@ -560,6 +628,8 @@ class _Comparison:
         label = _label(ja.name, jb.name, "joint")
         for what in (*_POSITION_FIELDS, *_RATE_FIELDS):
             va, vb = getattr(la, what), getattr(lb, what)
+            if what in _POSITION_FIELDS:
+                va, vb = _limit(va), _limit(vb)
             if va is None and vb is None:
                 continue
             if va is None or vb is None:
@@ -651,7 +721,8 @@ class _Comparison:
         A, B = self.A, self.B
         self.result.compared["bodies"] = len(A.corr)
         self.result.compared["frames"] = len(self.frame_pairs) + len(A.as_frame) + len(B.as_frame)
-        qa, qb = self._configurations()
+        qa, qb = self.q
+        pose_a, pose_b = self.poses
         if self.root is None:
             self.note("no_common_body", [], "the models have no body in common: poses are not compared")
             return
@@ -679,8 +750,6 @@ class _Comparison:
         for name in [*B.as_frame, *self.frame_pairs]:
             parents.append(parent_of(A.model.frames[name].body, True))
             items.append((name, name, "frame"))
-        pose_a = A.model.forward_kinematics_batch(qa)
-        pose_b = B.model.forward_kinematics_batch(qb)
         at_a = {n: i for i, n in enumerate(pose_a.names)}
         at_b = {n: i for i, n in enumerate(pose_b.names)}
         wa = pose_a.array[:, [at_a[i[0]] for i in items]]
@@ -724,6 +793,16 @@ class _Comparison:
                 configurations_differing=count,
                 moved_with_it=int(below[m]),
             )
+
+    def _evaluate(self) -> None:
+        """The configurations and every body's and frame's world pose at each, on both sides."""
+        self.q = qa, qb = self._configurations()
+        self.poses = pose_a, pose_b = (
+            self.A.model.forward_kinematics_batch(qa),
+            self.B.model.forward_kinematics_batch(qb),
+        )
+        self.A.set_common(pose_a.array[0], pose_a.names, qa[0])
+        self.B.set_common(pose_b.array[0], pose_b.names, qb[0])
 
     def _configurations(self) -> tuple[np.ndarray, np.ndarray]:
         """Joint values of A and B at the reference (A's reference values, given to B's joints too) and
@@ -844,6 +923,11 @@ def _inertial_gaps(a: Body, b: Body, tol: float) -> list[tuple[str, Any, Any]]:
     return out
 
 
+def _limit(value: float | None) -> float | None:
+    """A position limit, or None for no limit (none given, infinite, or beyond ±1e9)."""
+    return None if value is None or not abs(value) < _UNLIMITED else value
+
+
 def _inverse(poses: np.ndarray) -> np.ndarray:
     """Inverses of rigid poses (..., 4, 4)."""
     out = np.zeros_like(poses)
@@ -908,13 +992,14 @@ def _sample(ja: Joint, jb: Joint, rng: np.random.Generator, n: int) -> np.ndarra
 
 
 def _uniform(rng: np.random.Generator, n: int, la: Limits, lb: Limits, default: float) -> np.ndarray:
-    lowers = [v for v in (la.lower, lb.lower) if v is not None and math.isfinite(v)]
-    uppers = [v for v in (la.upper, lb.upper) if v is not None and math.isfinite(v)]
+    lowers = [v for v in (_limit(la.lower), _limit(lb.lower)) if v is not None]
+    uppers = [v for v in (_limit(la.upper), _limit(lb.upper)) if v is not None]
     lo = max(lowers) if lowers else -default
     hi = min(uppers) if uppers else default
     if lowers and uppers and lo > hi:  # no overlap: A's own range
-        lo = la.lower if la.lower is not None and math.isfinite(la.lower) else lo
-        hi = la.upper if la.upper is not None and math.isfinite(la.upper) else hi
+        own_lo, own_hi = _limit(la.lower), _limit(la.upper)
+        lo = own_lo if own_lo is not None else lo
+        hi = own_hi if own_hi is not None else hi
     if lo > hi:  # one bound only, beyond the default of the other
         lo, hi = (lo, lo + 2 * default) if lowers else (hi - 2 * default, hi)
     return rng.uniform(lo, hi, n)
