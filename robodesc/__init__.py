@@ -48,6 +48,8 @@ from .core import (
     update_scene,
 )
 from .core.checks import CheckReport
+from .core.diff import DiffEntry, ModelDiff
+from .core.diff import compare as diff
 from .core.errors import (
     ConfigurationError,
     CyclicAttachment,
@@ -209,6 +211,7 @@ __all__ = [
     "Cylinder",
     "DescriptionSyntaxError",
     "Diagnostic",
+    "DiffEntry",
     "DuplicateName",
     "ExportFailed",
     "Dynamics",
@@ -240,6 +243,7 @@ __all__ = [
     "MissingDependency",
     "MissingRootElement",
     "Model",
+    "ModelDiff",
     "Plane",
     "PluginCrash",
     "PluginError",
@@ -264,6 +268,7 @@ __all__ = [
     "export_scene",
     "check",
     "convert",
+    "diff",
     "dump",
     "dumps",
     "formats",

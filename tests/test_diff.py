@@ -428,3 +428,28 @@ def test_a_huge_position_limit_is_no_limit():
     diff = compare(mjcf(unlimited), mjcf(huge))
     assert diff.agree, str(diff)
     assert all(abs(c["j2"]) <= 1 for c in diff.configurations)  # sampled within a metre, as unlimited
+
+
+def test_a_free_sdf_root_matches_a_urdf_root_but_not_a_welded_mjcf_body():
+    urdf = robodesc.loads(
+        '<robot name="r"><link name="base"><inertial><mass value="1"/>'
+        '<inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial></link></robot>',
+        format="urdf",
+    )
+    sdf = robodesc.loads(
+        '<sdf version="1.9"><model name="r"><link name="base"><inertial><mass>1</mass>'
+        "<inertia><ixx>1</ixx><iyy>1</iyy><izz>1</izz></inertia></inertial></link></model></sdf>",
+        format="sdf",
+    )
+    mjcf = robodesc.loads(
+        '<mujoco model="r"><worldbody><body name="base"><inertial pos="0 0 0" mass="1" diaginertia="1 1 1"/>'
+        "</body></worldbody></mujoco>",
+        format="mjcf",
+    )
+    assert sdf.bodies["base"].floating and not urdf.bodies["base"].floating
+    result = compare(urdf, sdf)
+    assert result.agree and "root_floating" in [n.code for n in result.notes]
+    welded = compare(mjcf, sdf)
+    assert "body_floating" in welded.codes  # MJCF welds a body without joints to the world: not free
+    with pytest.raises(robodesc.ConfigurationError):
+        compare(urdf, sdf, tolerance=-1)

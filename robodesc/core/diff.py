@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from .errors import ConfigurationError
 from .model import JOINT_DOF, Body, Joint, JointType, Limits, Model
 from .transforms import axis_angle_to_matrix, invert_pose, matrix_to_rpy
 
@@ -185,9 +186,9 @@ def compare(
     name the two sides in messages (default: each model's source file, else its name).
     """
     if not (isinstance(tolerance, (int, float)) and math.isfinite(tolerance) and tolerance >= 0):
-        raise ValueError(f"tolerance must be a finite number >= 0, not {tolerance!r}")
+        raise ConfigurationError(f"tolerance must be a finite number >= 0, not {tolerance!r}")
     if isinstance(samples, bool) or not isinstance(samples, int) or samples < 0:
-        raise ValueError(f"samples must be an integer >= 0, not {samples!r}")
+        raise ConfigurationError(f"samples must be an integer >= 0, not {samples!r}")
     names = labels or (a.source or a.name or "A", b.source or b.name or "B")
     return _Comparison(a, b, float(tolerance), samples, seed, names).run()
 
@@ -477,7 +478,20 @@ class _Comparison:
                 )
             floating_a = any(A.joints[j].type is JointType.FLOATING for j in ba.joints if j in A.joints)
             floating_b = any(B.joints[j].type is JointType.FLOATING for j in bb.joints if j in B.joints)
-            if not floating_a and not floating_b and ba.floating != bb.floating:
+            fixed_side = bb if ba.floating else ba
+            if not floating_a and not floating_b and ba.floating != bb.floating and fixed_side.parent is None:
+                # a root with no parent at all (a URDF root link): URDF does not say whether it is free
+                # (Gazebo frees it, MuJoCo's and Pinocchio's imports fix it), so a free root on the
+                # other side is the same robot; poses relative to the root do not depend on it
+                self.note(
+                    "root_floating",
+                    names,
+                    f"{label} is a free root in {'A' if ba.floating else 'B'}; the other side's format leaves its root"
+                    " free or fixed to whoever simulates it",
+                    a=ba.floating,
+                    b=bb.floating,
+                )
+            elif not floating_a and not floating_b and ba.floating != bb.floating:
                 self.differ(
                     "body_floating",
                     names,
