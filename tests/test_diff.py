@@ -453,3 +453,20 @@ def test_a_free_sdf_root_matches_a_urdf_root_but_not_a_welded_mjcf_body():
     assert "body_floating" in welded.codes  # MJCF welds a body without joints to the world: not free
     with pytest.raises(robodesc.ConfigurationError):
         compare(urdf, sdf, tolerance=-1)
+
+
+def test_the_worlds_own_shapes_on_a_helper_link_are_a_note_not_an_added_body():
+    mjcf = robodesc.loads(
+        '<mujoco model="w"><worldbody><geom name="floor" type="plane" size="1 1 0.1"/>'
+        '<body name="box" pos="0 0 1"><joint name="j" type="slide" axis="0 0 1"/><geom type="box" size=".1 .1 .1"/>'
+        "</body></worldbody></mujoco>",
+        format="mjcf",
+    )
+    sdf = robodesc.loads(robodesc.dumps(mjcf, "sdf"), format="sdf")
+    extra = [name for name in sdf.bodies if name not in mjcf.bodies]
+    assert len(extra) == 1 and sdf.bodies[extra[0]].collisions  # SDF's world holds no shapes: a link does
+    result = compare(mjcf, sdf)
+    assert result.agree, str(result)
+    assert "world_shapes" in [n.code for n in result.notes]
+    moved = robodesc.loads(robodesc.dumps(mjcf, "sdf").replace("<mass>0</mass>", "<mass>2</mass>", 1), format="sdf")
+    assert not compare(mjcf, moved).agree  # with a mass of its own it is an added body

@@ -412,6 +412,15 @@ class _Comparison:
                         a=name if side is A else None,
                         b=name if side is B else None,
                     )
+                elif self._holds_world_shapes(side, B if side is A else A, body):
+                    self.note(
+                        "world_shapes",
+                        [name],
+                        f"body {name!r} is only in {side.label}: a massless link fixed to {body.parent!r} that holds"
+                        f" the shapes {(B if side is A else A).label} puts on {body.parent!r} itself",
+                        a=name if side is A else None,
+                        b=name if side is B else None,
+                    )
                 else:
                     side.lost.add(name)
                     where = f"under {body.parent!r}" if body.parent else "as a root"
@@ -423,6 +432,22 @@ class _Comparison:
                         a=name if side is A else None,
                         b=name if side is B else None,
                     )
+
+    def _holds_world_shapes(self, side: _Side, other: _Side, body: Body) -> bool:
+        """Whether `body`, on one side only, is where that side's format had to put the shapes the
+        other side puts on its root (the world) directly: SDF's world cannot hold shapes, so an MJCF
+        worldbody's floor goes on a massless link fixed to the world. Such a link is a leaf, fixed
+        (no joint that takes a value), and the root above it holds no shapes of its own while the
+        other side's root of the same name does."""
+        root = side.bodies.get(body.parent) if body.parent is not None else None
+        if root is None or root.parent is not None or side.children[body.name] or _mass(body) > self.tol:
+            return False
+        if any(j in side.joints and side.joints[j].dof > 0 for j in body.joints):
+            return False
+        theirs = other.bodies.get(root.name)
+        return (
+            theirs is not None and not (root.visuals or root.collisions) and bool(theirs.visuals or theirs.collisions)
+        )
 
     def _match_renamed(self) -> None:
         """Pair a body only in A with a body only in B at the same place: their parents correspond
