@@ -213,13 +213,19 @@ SDF = """<?xml version="1.0"?>
 _HELD = (JointType.FLOATING, JointType.PLANAR)
 
 
-def _anchor(model: robodesc.Model, body: str) -> str:
+def _anchor(model: robodesc.Model, body: str, root: str | None = None) -> str:
     """The body `body`'s pose is compared in: the nearest body moved by a floating or planar joint
     (yourdfpy holds those still), else the root."""
     for name in (body, *model.ancestors(body)):
         if any(model.joints[j].type in _HELD for j in model.bodies[name].joints):
             return name
-    return model.root.name
+    return root or plan(model).root  # the model's root, or its one child when the root is an empty placeholder
+
+
+def _compared(model: robodesc.Model) -> list[str]:
+    """The bodies compared: all but an empty root the writer leaves out (an SDF model's world)."""
+    dropped = plan(model).dropped
+    return [name for name in model.bodies if name != dropped]
 
 
 def _truth_positions(model: robodesc.Model, positions: dict, layout=None) -> dict:
@@ -273,8 +279,9 @@ def _worst(model: robodesc.Model, urdf, positions: dict, bodies: list[str]) -> t
     poses = model.forward_kinematics(_truth_positions(model, positions))
     _set_cfg(urdf, model, positions)
     worst, where = 0.0, ""
+    root = plan(model).root
     for body in bodies:
-        anchor = _anchor(model, body)
+        anchor = _anchor(model, body, root)
         expected = np.linalg.inv(poses[anchor]) @ poses[body]
         error = float(np.abs(urdf.get_transform(body, anchor) - expected).max())
         if error > worst:
@@ -328,7 +335,7 @@ def _worst_light(chain: _Chain, positions: dict, bodies: list[str]) -> tuple[flo
     got = chain.poses(positions)
     worst, where = 0.0, ""
     for body in bodies:
-        anchor = _anchor(model, body)
+        anchor = _anchor(model, body, chain.layout.root)
         expected = np.linalg.inv(poses[anchor]) @ poses[body]
         error = float(np.abs(np.linalg.inv(got[anchor]) @ got[body] - expected).max())
         if error > worst:
@@ -357,7 +364,7 @@ def _same_kinematics(source: robodesc.Model, tmp_path: Path, configurations: int
     rng = np.random.default_rng(7)
     for _ in range(configurations):
         positions = _random_positions(source, rng)
-        worst, body = _worst(source, urdf, positions, list(source.bodies))
+        worst, body = _worst(source, urdf, positions, _compared(source))
         assert worst < 1e-9, f"{body} off by {worst} at {positions}"
     assert _urdf_mass(urdf) == pytest.approx(_mass(source), rel=1e-12)
     again = robodesc.load(out)  # robodesc reads its own output, with the same values
@@ -365,8 +372,9 @@ def _same_kinematics(source: robodesc.Model, tmp_path: Path, configurations: int
         positions = _random_positions(source, rng)
         expected = source.forward_kinematics(_truth_positions(source, positions))
         got = again.forward_kinematics(joint_values(source, positions))
-        for body in source.bodies:
-            anchor = _anchor(source, body)
+        root = plan(source).root
+        for body in _compared(source):
+            anchor = _anchor(source, body, root)
             want = np.linalg.inv(expected[anchor]) @ expected[body]
             assert np.abs(np.linalg.inv(got[anchor]) @ got[body] - want).max() < 1e-9, body
     return out, losses
@@ -572,7 +580,7 @@ def test_corpus_converts_to_urdf_that_yourdfpy_reads_with_the_same_poses(tmp_pat
             except Exception as exc:  # noqa: BLE001 - every failure is reported
                 failures.append(f"{label}: {type(exc).__name__}: {exc}")
                 continue
-            bodies = list(source.bodies)
+            bodies = _compared(source)
             worst, where = 0.0, ""
             for sample in golden.get("samples", []):
                 positions = {k: v for k, v in sample["positions"].items() if k in source.joints}
@@ -591,3 +599,18 @@ def test_corpus_converts_to_urdf_that_yourdfpy_reads_with_the_same_poses(tmp_pat
         f"\nURDF writer over the corpus in {elapsed:.1f} s: " + "; ".join(f"{f}: {dict(c)}" for f, c in results.items())
     )
     assert not failures, f"{len(failures)} file(s) differ:\n" + "\n".join(failures[:20])
+
+
+def test_an_sdf_model_has_its_root_link_as_urdf_root(tmp_path):
+    source = robodesc.loads(
+        '<sdf version="1.9"><model name="m"><pose>0 0 1 0 0 0</pose>'
+        "<link name='base'><inertial><mass>2</mass></inertial></link>"
+        "<link name='arm'><pose>0 0 0.5 0 0 0</pose></link>"
+        "<joint name='j' type='revolute'><parent>base</parent><child>arm</child><axis><xyz>0 1 0</xyz></axis></joint>"
+        "</model></sdf>",
+        format="sdf",
+    )
+    out, losses = _same_kinematics(source, tmp_path)
+    again = robodesc.load(out)
+    assert again.root.name == "base" and "world" not in again.bodies and list(again.joints) == ["j"]
+    assert [loss.code for loss in losses] == ["root-pose"]  # the model's placement in the world

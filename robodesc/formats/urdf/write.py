@@ -92,6 +92,7 @@ class Plan:
 
     root: str
     new_root: bool  # the root link is a helper (a model with several roots)
+    dropped: str | None = None  # an empty root body left out (see `_placeholder_root`)
     steps: dict[str, list[_Step]] = field(default_factory=dict)
     helpers: list[str] = field(default_factory=list)
     frame_links: dict[str, tuple[str, str]] = field(default_factory=dict)
@@ -129,11 +130,14 @@ def plan(model: Model) -> Plan:
     roots = [b for b in model.bodies.values() if b.parent is None]
     new_root = len(roots) > 1 or any(model.joints[j].dof > 0 for j in roots[0].joints)
     root = unique_name("world", taken) if new_root else roots[0].name
-    result = Plan(root=root, new_root=new_root)
+    dropped = None if new_root else _placeholder_root(model, roots[0])
+    if dropped is not None:  # an SDF model's links hang from an empty "world": the model's root link is URDF's
+        root = next(b.name for b in model.bodies.values() if b.parent == dropped)
+    result = Plan(root=root, new_root=new_root, dropped=dropped)
     on_tree: set[str] = set()
     for body in model.bodies.values():
         on_tree.update(body.joints)
-        if body.parent is None and not new_root:
+        if (body.parent is None and not new_root) or body.name == root:
             continue
         result.steps[body.name] = _body_steps(model, body, root, taken, result)
     result.off_tree = [j for name, j in model.joints.items() if name not in on_tree]
@@ -142,6 +146,20 @@ def plan(model: Model) -> Plan:
         result.frame_links[frame.name] = (link, unique_name(f"{frame.name}__fixed", taken))
     _constraint_mimics(model, result)
     return result
+
+
+def _placeholder_root(model: Model, root: Body) -> str | None:
+    """The root's name when it is only where one free or static body hangs (the world robodesc puts
+    above an SDF model's links): nothing of its own, one child, joined by no joint. URDF's root link
+    is that child, free as a URDF root is (a static body is reported by `root-pose` only if placed)."""
+    if root.inertial is not None or root.visuals or root.collisions or root.extras.get("xml"):
+        return None
+    if any(frame.body == root.name for frame in model.frames.values()):
+        return None
+    children = [b for b in model.bodies.values() if b.parent == root.name]
+    if len(children) != 1 or children[0].joints or not (children[0].floating or children[0].static):
+        return None
+    return root.name
 
 
 def _body_steps(model: Model, body: Body, root: str, taken: set[str], result: Plan) -> list[_Step]:
@@ -398,6 +416,8 @@ class _UrdfWriter:
             body_lines.add(1, _element("link", name=self.plan.root))
         last: list[_Step] = []
         for body in model.bodies.values():
+            if body.name == self.plan.dropped:
+                continue
             self._link(body_lines, body)
             for step in self.plan.steps.get(body.name, ()):
                 if step.child != body.name:
@@ -758,6 +778,8 @@ class _UrdfWriter:
                 joint.name,
             )
         roots = [b for b in model.bodies.values() if b.parent is None]
+        if self.plan.dropped is not None:
+            roots = [model.bodies[self.plan.root]]
         if len(roots) == 1 and not _is_identity(roots[0].pose):
             self.lose(
                 "root-pose",
