@@ -470,3 +470,20 @@ def test_the_worlds_own_shapes_on_a_helper_link_are_a_note_not_an_added_body():
     assert "world_shapes" in [n.code for n in result.notes]
     moved = robodesc.loads(robodesc.dumps(mjcf, "sdf").replace("<mass>0</mass>", "<mass>2</mass>", 1), format="sdf")
     assert not compare(mjcf, moved).agree  # with a mass of its own it is an added body
+
+
+def test_an_unnamed_joint_given_a_name_is_a_note():
+    unnamed = robodesc.loads(
+        '<mujoco model="f"><worldbody><body name="b" pos="0 0 1"><freejoint/><geom size="0.1"/></body></worldbody>'
+        "</mujoco>",
+        format="mjcf",
+    )
+    named = robodesc.loads(
+        '<mujoco model="f"><worldbody><body name="b" pos="0 0 1"><freejoint name="b_free"/><geom size="0.1"/></body>'
+        "</worldbody></mujoco>",
+        format="mjcf",
+    )
+    result = compare(unnamed, named)
+    assert result.agree and [n.code for n in result.notes] == ["joint_renamed"]
+    renamed = robodesc.loads(robodesc.dumps(named, "mjcf").replace('"b_free"', '"other"'), format="mjcf")
+    assert compare(named, renamed).codes == ["joint_renamed"]  # a name the user wrote, changed: a difference

@@ -25,6 +25,7 @@ arrays. Nothing recurses, so a 2,000-body chain is compared like a 2-body one.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -320,6 +321,16 @@ def _moved(joint: Joint, value: float | None) -> np.ndarray:
     return origin @ motion @ invert_pose(origin)
 
 
+#: How a reader names an element the description left unnamed (MJCF: "<unnamed joint 3>").
+_UNNAMED = re.compile(r"<unnamed [\w-]+ \d+>")
+
+
+def _unnamed(name: str) -> bool:
+    """Whether `name` is a reader's placeholder for an element the description did not name: giving
+    such an element a name (or another number) on the other side renames nothing a user wrote."""
+    return _UNNAMED.fullmatch(name) is not None
+
+
 def _mass(body: Body) -> float:
     return float(body.inertial.mass) if body.inertial is not None else 0.0
 
@@ -468,7 +479,7 @@ class _Comparison:
                     if match is not None:
                         A.corr[name], B.corr[match] = match, name
                         helpers = name in A.light and match in B.light and A.children[name] and B.children[match]
-                        report = self.note if helpers else self.differ
+                        report = self.note if helpers or _unnamed(name) or _unnamed(match) else self.differ
                         report(
                             "body_renamed",
                             [name, match],
@@ -560,7 +571,8 @@ class _Comparison:
             best = min(same, key=lambda n: self._axis_angle(joint, B.joints[n]))
             waiting[ends].remove(best)
             A.jcorr[name], B.jcorr[best] = best, name
-            self.differ("joint_renamed", [name, best], f"joint {name!r} in A is {best!r} in B", a=name, b=best)
+            report = self.note if _unnamed(name) or _unnamed(best) else self.differ
+            report("joint_renamed", [name, best], f"joint {name!r} in A is {best!r} in B", a=name, b=best)
         self.result.compared["joints"] = len(A.jcorr)
         for side, other, code in ((A, B, "joint_removed"), (B, A, "joint_added")):
             for name, joint in side.joints.items():
