@@ -867,3 +867,16 @@ def _mutate_mjcf(root: ET.Element, rng: random.Random) -> str | None:
 
 def test_fuzzed_mjcf_loads_or_raises_robodesc_error():
     assert_mutants_load_or_raise_robodesc_errors(FUZZ_SEED, _mutate_mjcf, "mjcf", seed=20240613)
+
+
+def test_a_symmetric_actuator_force_range_is_the_joints_effort_limit():
+    model = robodesc.loads(
+        """<mujoco><default><joint actuatorfrcrange="-5 5"/></default><worldbody><body>
+        <joint name="from_class"/><joint name="own" axis="1 0 0" actuatorfrcrange="-3 3"/>
+        <joint name="lopsided" axis="0 1 0" actuatorfrcrange="-1 2"/>
+        <joint name="off" axis="0 0 1" actuatorfrcrange="-3 3" actuatorfrclimited="false"/>
+        <geom size=".1"/></body></worldbody></mujoco>""",
+        format="mjcf",
+    )
+    efforts = {name: joint.limits.effort for name, joint in model.joints.items()}
+    assert efforts == {"from_class": 5.0, "own": 3.0, "lopsided": None, "off": None}

@@ -117,6 +117,7 @@ def _joint(spec: JointSpec, body: Body) -> Joint:
         joint.reference = np.array([1.0, 0.0, 0.0, 0.0]) if spec.kind == "ball" else spec.reference
         if spec.limits is not None:
             joint.limits = Limits(lower=spec.limits[0], upper=spec.limits[1])
+        joint.limits.effort = _effort_limit(spec.attributes)
         joint.dynamics = Dynamics(
             damping=spec.damping,
             friction=spec.friction,
@@ -265,3 +266,18 @@ def _configuration(joints: list[Joint], qpos: list[float]) -> dict[str, Any]:
         if not joint.name.startswith("<unnamed"):
             values[joint.name] = float(chunk[0]) if size == 1 else chunk.copy()
     return values
+
+
+def _effort_limit(attributes: dict[str, str]) -> float | None:
+    """The joint's effort limit: a symmetric `actuatorfrcrange` (-e, e), which clamps the force or
+    torque all actuators together apply to the joint, as URDF's `effort` and SDF's `<effort>` do.
+    None when the range is not in force (`actuatorfrclimited="false"`), absent or not symmetric
+    (the range stays in `extras["mjcf"]` as written)."""
+    if attributes.get("actuatorfrclimited") == "false":
+        return None
+    parts = (attributes.get("actuatorfrcrange") or "").split()
+    try:
+        low, high = (float(part) for part in parts)
+    except ValueError:  # absent, or not two numbers (the reader's checks report a malformed range)
+        return None
+    return high if high > 0 and low == -high else None
