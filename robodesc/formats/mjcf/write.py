@@ -135,7 +135,7 @@ class _Writer:
         self.joint_names: set[str] = set(model.joints)
         self.body_names: set[str] = set(model.bodies)
         self.equalities: list[Element] = []
-        self.grouped: dict[str, tuple[str, str, list[str]]] = {}
+        self.grouped: dict[str, tuple[str, str, list[tuple[str, Location | None]]]] = {}
         self.uses_classes = False
         self.welded: dict[str, bool] = {}
         self.geoms = GeomWriter(model, context, self.lose)
@@ -156,14 +156,16 @@ class _Writer:
     ) -> None:
         self.context.lose(code, message, location=location, construct=construct, instead=instead)
 
-    def lose_grouped(self, code: str, what: str, name: str, instead: str) -> None:
-        """Collect one construct of a kind reported once for the whole model (`_report_grouped`)."""
-        self.grouped.setdefault(code, (what, instead, []))[2].append(name)
+    def lose_grouped(self, code: str, what: str, name: str, instead: str, location: Location | None = None) -> None:
+        """Collect one construct of a kind that many constructs of a model share (every velocity
+        limit, every fixed joint): reported together, kind by kind, once the model is written."""
+        self.grouped.setdefault(code, (what, instead, []))[2].append((name, location))
 
     def _report_grouped(self) -> None:
-        for code, (what, instead, names) in self.grouped.items():
-            shown = ", ".join(repr(n) for n in names[:8]) + (", ..." if len(names) > 8 else "")
-            self.lose(code, f"{len(names)} {what}: {shown}", construct=names[0], instead=instead)
+        """One loss per construct (each with its own location), the constructs of a kind together."""
+        for code, (what, instead, named) in self.grouped.items():
+            for name, location in named:
+                self.lose(code, f"{what}: {name!r}", location=location, construct=name, instead=instead)
 
     # -- the document ---------------------------------------------------------------------------
     def text(self) -> str:
@@ -451,6 +453,7 @@ class _Writer:
                 "fixed joints written as welded bodies (their names are not kept)",
                 joint.name,
                 "the child body without a joint",
+                joint.location,
             )
             return []
         if kind is JointType.GEARBOX:
@@ -563,7 +566,13 @@ class _Writer:
     def _lose_limits(self, joint: Joint) -> None:
         limits = joint.limits
         if limits.velocity:
-            self.lose_grouped("velocity-limit", "joint velocity limits have no MJCF counterpart", joint.name, "nothing")
+            self.lose_grouped(
+                "velocity-limit",
+                "joint velocity limits have no MJCF counterpart",
+                joint.name,
+                "nothing",
+                joint.location,
+            )
         if (
             joint.type in (JointType.REVOLUTE, JointType.PRISMATIC)
             and limits.lower is not None
