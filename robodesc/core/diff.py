@@ -386,7 +386,7 @@ class _Comparison:
     def _match_bodies(self) -> None:
         A, B = self.A, self.B
         for name in A.bodies:
-            if name in B.bodies:
+            if name in B.bodies and not _unnamed(name):  # a placeholder names different bodies on each side
                 A.corr[name] = B.corr[name] = name
         # A light leaf body the other side writes as a frame (a URDF `tool0` link as an MJCF site).
         for side, other in ((A, B), (B, A)):
@@ -480,13 +480,14 @@ class _Comparison:
                         A.corr[name], B.corr[match] = match, name
                         helpers = name in A.light and match in B.light and A.children[name] and B.children[match]
                         report = self.note if helpers or _unnamed(name) or _unnamed(match) else self.differ
-                        report(
-                            "body_renamed",
-                            [name, match],
-                            f"body {name!r} in A is {match!r} in B (same place, same inertia)",
-                            a=name,
-                            b=match,
-                        )
+                        if name != match:  # an unnamed body matched where it stands: nothing renamed
+                            report(
+                                "body_renamed",
+                                [name, match],
+                                f"body {name!r} in A is {match!r} in B (same place, same inertia)",
+                                a=name,
+                                b=match,
+                            )
             if name in A.corr:
                 up[name] = name
             elif name in A.light and name not in A.as_frame:
@@ -551,7 +552,7 @@ class _Comparison:
         self.up_a, self.down_a = A.through_helpers()
         self.up_b, self.down_b = B.through_helpers()
         for name in A.joints:
-            if name in B.joints:
+            if name in B.joints and not _unnamed(name):  # a placeholder names different joints on each side
                 A.jcorr[name] = B.jcorr[name] = name
         # A joint only in A and one only in B between the same bodies, of the same type: renamed.
         waiting: dict[tuple[str | None, str | None], list[str]] = {}
@@ -571,8 +572,9 @@ class _Comparison:
             best = min(same, key=lambda n: self._axis_angle(joint, B.joints[n]))
             waiting[ends].remove(best)
             A.jcorr[name], B.jcorr[best] = best, name
-            report = self.note if _unnamed(name) or _unnamed(best) else self.differ
-            report("joint_renamed", [name, best], f"joint {name!r} in A is {best!r} in B", a=name, b=best)
+            if name != best:  # an unnamed joint matched where it stands: nothing renamed
+                report = self.note if _unnamed(name) or _unnamed(best) else self.differ
+                report("joint_renamed", [name, best], f"joint {name!r} in A is {best!r} in B", a=name, b=best)
         self.result.compared["joints"] = len(A.jcorr)
         for side, other, code in ((A, B, "joint_removed"), (B, A, "joint_added")):
             for name, joint in side.joints.items():
