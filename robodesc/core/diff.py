@@ -226,7 +226,8 @@ class _Side:
         # Limit fields the model gives for at least one joint: a format without velocity limits (MJCF)
         # says nothing about them, which is not a disagreement.
         self.gives = {
-            name: any(getattr(j.limits, name) is not None for j in model.joints.values()) for name in _RATE_FIELDS
+            name: any(_rate(getattr(j.limits, name)) is not None for j in model.joints.values())
+            for name in _RATE_FIELDS
         }
 
     def ancestors_in_corr(self) -> dict[str, str | None]:
@@ -329,6 +330,12 @@ def _unnamed(name: str) -> bool:
     """Whether `name` is a reader's placeholder for an element the description did not name: giving
     such an element a name (or another number) on the other side renames nothing a user wrote."""
     return _UNNAMED.fullmatch(name) is not None
+
+
+def _rate(value: float | None) -> float | None:
+    """A velocity or effort limit, None when it states none: URDF requires both attributes, so files
+    write 0 (or SDFormat's -1, "unlimited") where they mean "not given"; no joint moves with 0."""
+    return None if value is None or not value > 0 else float(value)
 
 
 def _mass(body: Body) -> float:
@@ -672,6 +679,8 @@ class _Comparison:
             self.differ(
                 "joint_pitch", names, f"{label}: pitch {ja.pitch:.9g} in A, {jb.pitch:.9g} in B", ja.pitch, jb.pitch
             )
+        if ja.type is JointType.FIXED and jb.type is JointType.FIXED:
+            return  # a fixed joint's <limit> (URDF allows one) limits nothing; writers leave it out
         self._compare_limits(ja, jb, ja.limits, jb.limits, "")
         if ja.type in _TWO_AXES:
             self._compare_limits(ja, jb, ja.limits2 or Limits(), jb.limits2 or Limits(), "2")
@@ -683,6 +692,8 @@ class _Comparison:
             va, vb = getattr(la, what), getattr(lb, what)
             if what in _POSITION_FIELDS:
                 va, vb = _limit(va), _limit(vb)
+            else:
+                va, vb = _rate(va), _rate(vb)
             if va is None and vb is None:
                 continue
             if va is None or vb is None:
