@@ -487,3 +487,25 @@ def test_an_unnamed_joint_given_a_name_is_a_note():
     assert result.agree and [n.code for n in result.notes] == ["joint_renamed"]
     renamed = robodesc.loads(robodesc.dumps(named, "mjcf").replace('"b_free"', '"other"'), format="mjcf")
     assert compare(named, renamed).codes == ["joint_renamed"]  # a name the user wrote, changed: a difference
+
+
+def test_unnamed_free_bodies_match_wherever_their_reference_places_them():
+    # Two unnamed free boxes; through URDF their reference placement (the free joint's value at
+    # qpos0) is not kept, but they are the same bodies moved by the same joint values.
+    mjcf = robodesc.loads(
+        '<mujoco model="boxes"><worldbody>'
+        '<body pos="1 0 1"><freejoint/><geom type="box" size=".1 .1 .1"/></body>'
+        '<body pos="-1 0 1"><freejoint/><geom type="box" size=".1 .2 .1"/></body>'
+        "</worldbody></mujoco>",
+        format="mjcf",
+    )
+    back = robodesc.loads(
+        robodesc.dumps(robodesc.loads(robodesc.dumps(mjcf, "urdf"), format="urdf"), "mjcf"), format="mjcf"
+    )
+    result = compare(mjcf, back)
+    assert result.agree, str(result)
+    assert result.compared["bodies"] == len(mjcf.bodies)
+    heavier = robodesc.loads(
+        robodesc.dumps(back, "mjcf").replace('size="0.1 0.2 0.1"', 'size="0.1 0.3 0.1"'), format="mjcf"
+    )
+    assert not compare(mjcf, heavier).agree  # a free body with another inertia is not the same body

@@ -941,6 +941,7 @@ class _Candidates:
         stacked = np.array([side.reference[n] for n in self.names]).reshape(-1, 4, 4)
         self.poses = _inverse(base) @ stacked
         self.free = np.ones(len(self.names), dtype=bool)
+        self.floating = np.array([_floats(side, n) for n in self.names], dtype=bool)
 
     def take(self, comparison: _Comparison, name: str, anchor: str) -> str | None:
         """The best free candidate for A's body `name` (whose corresponded ancestor is `anchor`)."""
@@ -950,13 +951,25 @@ class _Candidates:
         base = np.eye(4) if anchor == _WORLD else A.reference[anchor]
         mine = _inverse(base) @ A.reference[name]
         t, r = _pose_errors(np.broadcast_to(mine, self.poses.shape), self.poses)
-        ok = self.free & (t <= comparison.tol) & (r <= comparison.tol)
+        if _floats(A, name):
+            # a free body's place at the reference is its joint's reference value, which a format
+            # may not keep (URDF's floating joint has none): free bodies match free bodies anywhere,
+            # and the poses are then compared with A's joint values on both sides
+            ok = self.free & self.floating
+        else:
+            ok = self.free & (t <= comparison.tol) & (r <= comparison.tol)
         for k in np.argsort(np.where(ok, t + r, np.inf))[: int(ok.sum())]:
             candidate = self.names[k]
             if not _inertial_gaps(A.bodies[name], self.side.bodies[candidate], comparison.tol):
                 self.free[k] = False
                 return candidate
         return None
+
+
+def _floats(side: _Side, name: str) -> bool:
+    """Whether a body hangs from its parent by one floating joint and nothing else."""
+    joints = side.bodies[name].joints
+    return len(joints) == 1 and joints[0] in side.joints and side.joints[joints[0]].type is JointType.FLOATING
 
 
 # -- numbers ----------------------------------------------------------------------------------------
