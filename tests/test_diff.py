@@ -508,3 +508,19 @@ def test_unnamed_free_bodies_match_wherever_their_reference_places_them():
     free = [name for name in back.bodies if name != "world"]
     back.bodies[free[1]].inertial.mass *= 2
     assert not compare(mjcf, back).agree  # a free body with another inertia is not the same body
+
+
+def test_a_massless_link_holding_the_worlds_frames_is_a_helper():
+    world = robodesc.loads(
+        '<sdf version="1.9"><world name="w"><frame name="spot"><pose>1 2 3 0 0 0</pose></frame>'
+        '<model name="m"><link name="l"><inertial><mass>1</mass></inertial></link></model></world></sdf>',
+        format="sdf",
+    )
+    as_model = robodesc.loads(
+        robodesc.dumps(robodesc.loads(robodesc.dumps(world, "mjcf"), format="mjcf"), "sdf"), format="sdf"
+    )
+    anchors = [b for b in as_model.bodies if b not in world.bodies]
+    assert anchors and any(f.body in anchors for f in as_model.frames.values())  # the frame hangs on a new link
+    result = compare(world, as_model)
+    assert result.agree, str(result)
+    assert "helper_body" in [n.code for n in result.notes] and result.compared["frames"] == 1

@@ -217,6 +217,7 @@ class _Side:
             for name, body in model.bodies.items()
             if _mass(body) <= tolerance and not body.visuals and not body.collisions
         }
+        self._frames_on: dict[str, list[str]] | None = None
         self.corr: dict[str, str] = {}  # body here -> body on the other side
         self.as_frame: set[str] = set()  # bodies here that are frames on the other side
         self.helpers: set[str] = set()
@@ -229,6 +230,15 @@ class _Side:
             name: any(_rate(getattr(j.limits, name)) is not None for j in model.joints.values())
             for name in _RATE_FIELDS
         }
+
+    def holds_frames(self, body: str) -> list[str]:
+        """The frames attached to `body` (a writer may hang frames the source put on the world on a
+        massless link of its own: SDF models cannot attach frames to the world)."""
+        if self._frames_on is None:
+            self._frames_on = {}
+            for frame in self.model.frames.values():
+                self._frames_on.setdefault(frame.body, []).append(frame.name)
+        return self._frames_on.get(body, [])
 
     def ancestors_in_corr(self) -> dict[str, str | None]:
         """Every body's nearest strict ancestor that has a counterpart on the other side."""
@@ -418,15 +428,16 @@ class _Comparison:
             for name, body in side.bodies.items():
                 if name in side.corr or name in side.as_frame:
                     continue
-                if name in side.light and side.children[name]:
+                if name in side.light and (side.children[name] or side.holds_frames(name)):
                     side.helpers.add(name)
                     joints = f" by {', '.join(map(repr, body.joints))}" if body.joints else ""
                     where = f"below {body.parent!r}{joints}" if body.parent else "at the root"
+                    above = side.children[name] or side.holds_frames(name)
                     self.note(
                         "helper_body",
                         [name],
                         f"body {name!r} is only in {side.label}, without mass or shapes, {where} and above"
-                        f" {', '.join(map(repr, side.children[name]))}: a helper, poses are compared through it",
+                        f" {', '.join(map(repr, above))}: a helper, poses are compared through it",
                         a=name if side is A else None,
                         b=name if side is B else None,
                     )
