@@ -614,3 +614,18 @@ def test_an_sdf_model_has_its_root_link_as_urdf_root(tmp_path):
     again = robodesc.load(out)
     assert again.root.name == "base" and "world" not in again.bodies and list(again.joints) == ["j"]
     assert [loss.code for loss in losses] == ["root-pose"]  # the model's placement in the world
+
+
+def test_a_static_sdf_model_is_fixed_to_a_world_link_where_it_stands(tmp_path):
+    sdf = robodesc.loads(
+        '<sdf version="1.9"><model name="ground"><static>true</static><pose>1 2 0 0 0 0.5</pose>'
+        '<link name="slab"><visual name="v"><geometry><box><size>1 1 0.1</size></box></geometry></visual></link>'
+        "</model></sdf>",
+        format="sdf",
+    )
+    context = robodesc.WriteContext(tmp_path / "ground.urdf")
+    text = robodesc.dumps(sdf, "urdf", context=context)
+    assert [loss.code for loss in context.losses] == ["static"]
+    urdf = robodesc.loads(text, format="urdf")
+    assert urdf.root.name == "world" and urdf.joints["slab__fixed"].type == "fixed"
+    assert np.allclose(urdf.forward_kinematics()["slab"], sdf.forward_kinematics()["slab"])  # where it stood

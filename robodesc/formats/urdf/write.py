@@ -149,15 +149,16 @@ def plan(model: Model) -> Plan:
 
 
 def _placeholder_root(model: Model, root: Body) -> str | None:
-    """The root's name when it is only where one free or static body hangs (the world robodesc puts
-    above an SDF model's links): nothing of its own, one child, joined by no joint. URDF's root link
-    is that child, free as a URDF root is (a static body is reported by `root-pose` only if placed)."""
+    """The root's name when it is only where one free body hangs (the world robodesc puts above an
+    SDF model's links): nothing of its own, one child, joined by no joint. URDF's root link is that
+    child, free as a URDF root is in Gazebo. A static body is not free: it keeps a `world` link and
+    is fixed to it where it stands, as ROS users bolt a robot to the world."""
     if root.inertial is not None or root.visuals or root.collisions or root.extras.get("xml"):
         return None
     if any(frame.body == root.name for frame in model.frames.values()):
         return None
     children = [b for b in model.bodies.values() if b.parent == root.name]
-    if len(children) != 1 or children[0].joints or not (children[0].floating or children[0].static):
+    if len(children) != 1 or children[0].joints or not children[0].floating:
         return None
     return root.name
 
@@ -788,6 +789,15 @@ class _UrdfWriter:
                 roots[0].name,
                 "the root link at the origin",
             )
+        for body in model.bodies.values():
+            if body.static:
+                self.lose(
+                    "static",
+                    f"link {body.name!r} is static; URDF has no static links",
+                    body.location,
+                    body.name,
+                    "the link fixed where it stands (to the world link, or its parent)",
+                )
         for actuator in model.actuators:
             self.lose(
                 "actuator",
