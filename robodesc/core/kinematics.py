@@ -85,7 +85,7 @@ class Poses(Mapping):
         return f"Poses({len(self.names)} names, array shape {self.array.shape})"
 
 
-def _planar_basis(axis: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def planar_basis(axis: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Two unit vectors spanning the plane normal to `axis` (x and y for a z axis)."""
     helper = np.array([1.0, 0.0, 0.0]) if abs(axis[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
     if abs(axis[2]) > 0.9:
@@ -142,7 +142,7 @@ def _motions(kind: JointType, joints: Sequence[Joint], values: np.ndarray) -> np
         out[..., :3, 3] = values[..., :3]
         out[..., :3, :3] = _quat_rotations(values[..., 3:7])
     elif kind is JointType.PLANAR:
-        bases = [_planar_basis(a) for a in axes]
+        bases = [planar_basis(a) for a in axes]
         e1 = np.array([b[0] for b in bases]).reshape(count, 3)
         e2 = np.array([b[1] for b in bases]).reshape(count, 3)
         out[..., :3, 3] = e1 * values[..., 0:1] + e2 * values[..., 1:2]
@@ -216,7 +216,7 @@ class Kinematics:
                     self._ignored.add(jname)
                     continue
                 start = len(reference)
-                reference.extend(_reference_value(joint).tolist())
+                reference.extend(reference_value(joint).tolist())
                 self.layout[jname] = slice(start, start + joint.dof)
                 self.joint_names.append(jname)
         self.nq = len(reference)
@@ -247,7 +247,7 @@ class Kinematics:
             terms = []
             for joint in chain:
                 origin = np.asarray(joint.origin, dtype=float)
-                motion = _motions(joint.type, [joint], _reference_value(joint).reshape(1, 1, -1))[0, 0]
+                motion = _motions(joint.type, [joint], reference_value(joint).reshape(1, 1, -1))[0, 0]
                 terms.append([joint, origin @ np.linalg.inv(motion), invert_pose(origin), source[joint.name]])
             terms[0][1] = before @ terms[0][1]
             terms[-1][2] = terms[-1][2] @ body.pose
@@ -532,7 +532,7 @@ def _linear_basis(joint: Joint, body_pose: np.ndarray) -> np.ndarray:
         e[3, :3, 3] = axis
     elif joint.type is JointType.SCREW:
         e[3, :3, 3] = axis * joint.pitch
-    ref = float(_reference_value(joint)[0])
+    ref = float(reference_value(joint)[0])
     at_ref = e[0] + math_sin(ref) * e[1] + (1.0 - math_cos(ref)) * e[2] + ref * e[3]
     origin = np.asarray(joint.origin, dtype=float)
     pre = origin @ np.linalg.inv(at_ref)
@@ -540,13 +540,20 @@ def _linear_basis(joint: Joint, body_pose: np.ndarray) -> np.ndarray:
     return np.stack([(pre @ e[k] @ post).reshape(16) for k in range(4)])
 
 
-def _reference_value(joint: Joint) -> np.ndarray:
+def joint_motion(joint: Joint, value: Any) -> np.ndarray:
+    """M(q): the 4x4 motion of `joint` at `value`, in its joint frame, exactly as forward kinematics
+    applies it (see robodesc.core.model). Writers use it to place joints and helper links, so every
+    joint type's motion has one definition."""
+    return _motions(joint.type, [joint], np.asarray(value, dtype=float).reshape(1, 1, -1))[0, 0]
+
+
+def reference_value(joint: Joint) -> np.ndarray:
     """The joint's reference as a flat vector of its value size (identity value if unset or mis-sized)."""
     ref = np.atleast_1d(np.asarray(joint.reference, dtype=float)).reshape(-1)
-    return ref if ref.size == joint.dof else _default_value(joint)
+    return ref if ref.size == joint.dof else default_value(joint)
 
 
-def _default_value(joint: Joint) -> np.ndarray:
+def default_value(joint: Joint) -> np.ndarray:
     """The identity value of a joint: zeros, or a unit quaternion for ball/floating joints."""
     if joint.type is JointType.BALL:
         return np.array([1.0, 0.0, 0.0, 0.0])

@@ -507,10 +507,10 @@ class _Writer:
         if kind is JointType.FLOATING:
             return self._floating(joint, first, helper, base, rotation, ref)
         if kind is JointType.PLANAR:
-            from ...core.kinematics import _planar_basis
+            from ...core.kinematics import planar_basis
 
             unit = axis / np.linalg.norm(axis)
-            e1, e2 = _planar_basis(unit)
+            e1, e2 = planar_basis(unit)
             turn = _rotate(unit, -float(ref[2]))
             x = self._scalar_attrs(joint, first, {}, "slide", rotation @ turn @ e1, float(ref[0]), None)
             y = self._scalar_attrs(joint, helper("y"), {}, "slide", rotation @ turn @ e2, float(ref[1]), None)

@@ -45,8 +45,9 @@ from ...core.geometry import (
     Shape,
     Sphere,
 )
+from ...core.kinematics import default_value, joint_motion, planar_basis, reference_value
 from ...core.model import Body, Dynamics, Joint, JointType, Limits, Model
-from ...core.transforms import axis_angle_to_matrix, invert_pose, matrix_to_quat, quat_to_matrix
+from ...core.transforms import invert_pose, matrix_to_quat
 from ...core.writing import WriteContext, unique_name
 from ..xml import parse_xml
 from .inertia import is_valid_mass_matrix
@@ -147,64 +148,17 @@ def _text(parent: Element, tag: str, value: Any) -> Element:
 
 
 # -- joint motions (the model's conventions, see robodesc.core.model) ------------------------------
-def _planar_basis(axis: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The plane of a planar joint as robodesc's kinematics spans it (x and y for a z axis)."""
-    helper = np.array([1.0, 0.0, 0.0]) if abs(axis[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
-    if abs(axis[2]) > 0.9:
-        helper = np.array([1.0, 0.0, 0.0])
-    e1 = helper - axis * (helper @ axis)
-    e1 /= np.linalg.norm(e1)
-    return e1, np.cross(axis, e1)
-
-
 def _unit(v: Any) -> np.ndarray:
     v = np.asarray(v, dtype=float)
     return v / np.linalg.norm(v)
-
-
-def _motion(joint: Joint, value: np.ndarray) -> np.ndarray:
-    """M(q) of `joint` at `value` (robodesc's joint motion, in the joint frame)."""
-    out = np.eye(4)
-    kind = joint.type
-    axis = _unit(joint.axis) if kind in (*_ONE_AXIS, *_TWO_AXES, JointType.PLANAR) else None
-    if kind in (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.SCREW):
-        assert axis is not None
-        out[:3, :3] = axis_angle_to_matrix(axis, value[0])
-        if kind is JointType.SCREW:
-            out[:3, 3] = axis * joint.pitch * value[0]
-    elif kind is JointType.PRISMATIC:
-        assert axis is not None
-        out[:3, 3] = axis * value[0]
-    elif kind is JointType.BALL:
-        out[:3, :3] = quat_to_matrix(value)
-    elif kind is JointType.FLOATING:
-        out[:3, 3] = value[:3]
-        out[:3, :3] = quat_to_matrix(value[3:7])
-    elif kind is JointType.PLANAR:
-        assert axis is not None
-        e1, e2 = _planar_basis(axis)
-        out[:3, 3] = e1 * value[0] + e2 * value[1]
-        out[:3, :3] = axis_angle_to_matrix(axis, value[2])
-    elif kind in _TWO_AXES:
-        assert axis is not None
-        second = joint.axis2 if joint.axis2 is not None else (0.0, 1.0, 0.0)
-        out[:3, :3] = axis_angle_to_matrix(axis, value[0]) @ axis_angle_to_matrix(second, value[1])
-    return out
 
 
 def _reference(joint: Joint) -> np.ndarray | None:
     """The joint's reference value, or None when it is the identity (the SDF zero)."""
     if joint.dof == 0:
         return None
-    ref = np.atleast_1d(np.asarray(joint.reference, dtype=float)).reshape(-1)
-    if ref.size != joint.dof:
-        return None
-    identity = np.zeros(joint.dof)
-    if joint.type is JointType.BALL:
-        identity = np.array([1.0, 0.0, 0.0, 0.0])
-    elif joint.type is JointType.FLOATING:
-        identity = np.array([0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
-    return None if np.array_equal(ref, identity) else ref
+    ref = reference_value(joint)
+    return None if np.array_equal(ref, default_value(joint)) else ref
 
 
 # -- the plan: what is written where ----------------------------------------------------------------
@@ -493,10 +447,10 @@ class SdfWriter:
         pieces: list[Piece] = []
         for joint in chain:
             ref = _reference(joint)
-            pre = np.eye(4) if ref is None else invert_pose(_motion(joint, ref))
+            pre = np.eye(4) if ref is None else invert_pose(joint_motion(joint, ref))
             if joint.type is JointType.PLANAR:
                 axis = _unit(joint.axis)
-                e1, e2 = _planar_basis(axis)
+                e1, e2 = planar_basis(axis)
                 parts: list[tuple[str, JointType, np.ndarray | None]] = [
                     ("x", JointType.PRISMATIC, e1),
                     ("y", JointType.PRISMATIC, e2),

@@ -31,6 +31,7 @@ import numpy as np
 
 from ...core.errors import Location
 from ...core.geometry import Box, Capsule, Cone, Cylinder, Ellipsoid, Heightfield, Material, Mesh, Plane, Shape, Sphere
+from ...core.kinematics import joint_motion, reference_value
 from ...core.model import Body, Extra, Joint, JointType, Limits, Model
 from ...core.transforms import invert_pose, quat_to_matrix
 from ...core.writing import WriteContext, unique_name
@@ -106,22 +107,9 @@ def _is_identity(pose: np.ndarray) -> bool:
     return bool(np.all(np.abs(np.asarray(pose, dtype=float) - _IDENTITY) <= _EXACT))
 
 
-def _motion(joint: Joint, value: np.ndarray) -> np.ndarray:
-    """The joint's motion M(q) at `value`, as the kinematics computes it."""
-    from ...core.kinematics import _motions  # the one definition of every joint type's motion
-
-    return _motions(joint.type, [joint], np.asarray(value, dtype=float).reshape(1, 1, -1))[0, 0]
-
-
-def _reference(joint: Joint) -> np.ndarray:
-    from ...core.kinematics import _reference_value
-
-    return _reference_value(joint)
-
-
 def _has_reference(joint: Joint) -> bool:
     """Whether the joint's reference differs from its identity value (URDF has no reference)."""
-    return not _is_identity(_motion(joint, _reference(joint)))
+    return not _is_identity(joint_motion(joint, reference_value(joint)))
 
 
 def plan(model: Model) -> Plan:
@@ -188,7 +176,7 @@ def _body_steps(model: Model, body: Body, root: str, taken: set[str], result: Pl
     before = _IDENTITY  # what is left between the current link and the next joint's frame
     current = parent
     for joint in moving:
-        pre = np.asarray(joint.origin, dtype=float) @ np.linalg.inv(_motion(joint, _reference(joint)))
+        pre = np.asarray(joint.origin, dtype=float) @ np.linalg.inv(joint_motion(joint, reference_value(joint)))
         pieces = _split(joint, taken)
         origin = before @ pre
         for index, (name, kind, axis, limits, part) in enumerate(pieces):
@@ -281,7 +269,7 @@ def _linear_coupling(model: Model, constraint: Any, single: Mapping[str, str]) -
     follower, leader = model.joints[first], model.joints[second]
     if follower.mimic is not None or follower.dof != 1 or leader.dof != 1:
         return None
-    ref1, ref2 = float(_reference(follower)[0]), float(_reference(leader)[0])
+    ref1, ref2 = float(reference_value(follower)[0]), float(reference_value(leader)[0])
     return first, second, float(c[1]), float(c[0] + ref1 - c[1] * ref2)
 
 
