@@ -157,6 +157,9 @@ def parse_link(ctx: FileContext, element: Element) -> LinkDesc:
             link.kept.append(ctx.keep(child, "link"))
     if inertial_el is not None:
         link.inertial = parse_inertial(ctx, inertial_el, name, solids)
+        kept = [ctx.keep(c, "inertial") for c in inertial_el if c.tag not in _INERTIAL_READ]
+        if kept:
+            link.properties["inertial_kept"] = kept
     defaults = _inertial_defaults(inertial_el)
     if defaults:
         link.properties["inertial_defaults"] = defaults
@@ -182,13 +185,11 @@ def parse_inertial(ctx: FileContext, element: Element, link_name: str, solids: l
     mass = ctx.child_double(element, "mass", 1.0)
     if auto:
         density = ctx.child_double(element, "density", 1000.0)
-        computed = _auto_inertial(ctx, element, link_name, solids, density)
-        if computed is not None:
-            total, com, inertia = computed
-            if element.find("mass") is not None and total > 0:
-                inertia = inertia * (mass / total)
-                total = mass
-            return InertialDesc(total, com, inertia)
+        total, com, inertia = _auto_inertial(ctx, element, link_name, solids, density)
+        if element.find("mass") is not None and total > 0:  # libsdformat 15.2: scaled to the given mass
+            inertia = inertia * (mass / total)
+            total = mass
+        return InertialDesc(total, com, inertia)
     inertia_el = element.find("inertia")
     values = {"ixx": 1.0, "iyy": 1.0, "izz": 1.0, "ixy": 0.0, "ixz": 0.0, "iyz": 0.0}
     if inertia_el is not None:
@@ -242,8 +243,14 @@ def _inertial_pose(ctx: FileContext, element: Element, link_name: str) -> np.nda
 
 def _auto_inertial(
     ctx: FileContext, element: Element, link_name: str, solids: list, density: float
-) -> tuple[float, np.ndarray, np.ndarray] | None:
-    """(mass, com, inertia) of the link's collisions as solids, or None when one has no formula."""
+) -> tuple[float, np.ndarray, np.ndarray]:
+    """(mass, com, inertia) of the link's collisions as solids, as libsdformat's `Link::ResolveAutoInertials`.
+
+    Each collision's density is its own `<density>`, else the inertial's, else 1000. A mesh counts
+    as libsdformat counts it without a custom calculator: 1 kg with a unit inertia at the collision's
+    origin (with a warning). A shape with no inertia formula (plane, heightmap, polyline, ...) or
+    with sizes or a density the formula refuses makes libsdformat report an invalid inertia: an error.
+    """
     ctx.require(
         solids,
         MissingAttribute,
@@ -255,18 +262,38 @@ def _auto_inertial(
     parts = []
     for shape, params in solids:
         kind = params.get("kind")
-        result = solid(kind, params, params.get("density", density)) if kind else None
-        if result is None:
+        where = params.get("element", element)
+        if kind == "mesh":
             ctx.diagnose(
                 Severity.WARNING,
                 "auto-inertia-unsupported",
-                f"collision {shape.name!r} of link {link_name!r} is a {kind or 'shape'} whose inertia "
-                "libsdformat cannot compute without a custom calculator; the link keeps the default inertial",
-                element,
-                "give <mass> and <inertia> explicitly",
+                f"collision {shape.name!r} of link {link_name!r} is a mesh, whose inertia libsdformat computes "
+                "only with a custom calculator (Gazebo registers one); without it, as here, the mesh counts as "
+                "1 kg with a unit inertia at the collision's origin",
+                where,
+                "give <mass> and <inertia> explicitly, or approximate the mesh by primitive collisions",
             )
-            return None
-        parts.append((result[0], np.asarray(shape.pose, dtype=float), result[1]))
+            result = (1.0, np.zeros(3), np.eye(3))
+        else:
+            result = solid(kind, params, params.get("density", density)) if kind else None
+        if result is None:
+            raise ctx.error(
+                InvalidValue,
+                where,
+                f"the inertia of collision {shape.name!r} of link {link_name!r} cannot be computed: "
+                + (
+                    f"a {kind} has no inertia formula in libsdformat"
+                    if kind not in _SOLID_KINDS
+                    else f"the {kind}'s sizes and density must be positive"
+                ),
+                "inertial/@auto",
+                "give <mass> and <inertia> explicitly, or use box, sphere, cylinder, capsule, ellipsoid or cone "
+                "collisions with positive sizes and density",
+            )
+        mass, centroid, inertia = result
+        pose = np.array(shape.pose, dtype=float)
+        pose[:3, 3] = pose[:3, :3] @ centroid + pose[:3, 3]
+        parts.append((mass, pose, inertia))
     with np.errstate(all="ignore"):
         mass, com, inertia = combine(parts)
     ctx.require(
@@ -278,6 +305,10 @@ def _auto_inertial(
         "check the sizes and densities of the collisions",
     )
     return mass, com, inertia
+
+
+_INERTIAL_READ = ("mass", "inertia", "pose", "density")
+_SOLID_KINDS = ("box", "sphere", "cylinder", "capsule", "ellipsoid", "cone")
 
 
 # -- frames ----------------------------------------------------------------------------------

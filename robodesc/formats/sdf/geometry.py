@@ -74,6 +74,7 @@ def read_shape(ctx: FileContext, element: Element, kind: str) -> tuple[Shape, di
         density_el = element.find("density")
         if density_el is not None:
             solid["density"] = parse_double(text_of(density_el), ctx.at(density_el), "density")
+        solid["element"] = element  # where an auto-inertia error points
     return shape, solid
 
 

@@ -4,7 +4,8 @@ The validity test is gz-math's `MassMatrix3::IsValid`: a non-negative mass, a po
 semi-definite inertia and principal moments obeying the triangle inequality, each within a
 tolerance scaled by the size of the moments. Automatic inertia sums the solids of the link's
 collisions (box, sphere, cylinder, capsule, ellipsoid, cone) at their density, as libsdformat does,
-with the primitive formulas of `core.inertia` (the same closed forms gz-math uses).
+with the primitive formulas of `core.inertia` (the same closed forms gz-math uses); `solid` states
+each formula.
 """
 
 from __future__ import annotations
@@ -53,29 +54,61 @@ def _is_valid(mass: float, inertia: np.ndarray) -> bool:
     )
 
 
-def solid(kind: str, params: dict, density: float) -> tuple[float, np.ndarray] | None:
-    """(mass, inertia about the centroid in the shape's axes) of a uniform solid, or None.
+def solid(kind: str, params: dict, density: float) -> tuple[float, np.ndarray, np.ndarray] | None:
+    """(mass, centroid, inertia about the centroid in the shape's axes) of a uniform solid, or None.
 
-    The primitives' formulas are core's (`core.inertia`, half sizes as MuJoCo gives them); the cone,
-    which only SDF has, is here.
+    None where libsdformat's shape has no inertial: a size or (except for the capsule and the
+    ellipsoid, whose gz-math formulas do not test it) a density that is not positive. The formulas
+    are gz-math's, through `core.inertia` for the shapes MuJoCo shares (half sizes as MuJoCo
+    gives them):
+
+    * box of sides x, y, z: m = rho x y z, Ixx = m (y^2 + z^2) / 12 (and the same for y, z);
+    * sphere of radius r: m = rho 4/3 pi r^3, I = 2/5 m r^2 about every axis;
+    * cylinder of radius r and length l along z: m = rho pi r^2 l, Ixx = Iyy = m (3 r^2 + l^2) / 12,
+      Izz = m r^2 / 2;
+    * capsule: that cylinder plus two solid hemispheres (each of mass rho 2/3 pi r^3, whose centroid
+      is 3r/8 from its flat face), summed with the parallel-axis theorem;
+    * ellipsoid of semi-axes a, b, c: m = rho 4/3 pi a b c, Ixx = m (b^2 + c^2) / 5, ...;
+    * cone of base radius r and length l along z (centred on its origin, apex up, as SDF's
+      `<cone>`): m = rho pi r^2 l / 3, its centroid a quarter of the length above the base, that is
+      l/4 below the origin, and about it Ixx = Iyy = 3 m (4 r^2 + l^2) / 80, Izz = 3 m r^2 / 10.
     """
+    centroid = np.zeros(3)
     if kind == "cone":
         r, length = params["radius"], params["length"]
+        if density <= 0 or r <= 0 or length <= 0:
+            return None
         mass = density * math.pi * r * r * length / 3.0
-        side = mass * (3.0 / 20.0 * r * r + 3.0 / 80.0 * length * length)
-        return mass, np.diag([side, side, 0.3 * mass * r * r])
-    half_sizes = {
-        "box": lambda: [v / 2.0 for v in params["size"]],
-        "sphere": lambda: [params["radius"]],
-        "cylinder": lambda: [params["radius"], params["length"] / 2.0],
-        "capsule": lambda: [params["radius"], params["length"] / 2.0],
-        "ellipsoid": lambda: list(params["radii"]),
-    }.get(kind)
-    if half_sizes is None:
+        side = 3.0 * mass * (4.0 * r * r + length * length) / 80.0
+        return mass, np.array([0.0, 0.0, -0.25 * length]), np.diag([side, side, 0.3 * mass * r * r])
+    if kind == "box":
+        size = [float(v) for v in params["size"]]
+        if density <= 0 or min(size) <= 0:
+            return None
+        half = [v / 2.0 for v in size]
+    elif kind == "sphere":
+        if density <= 0 or params["radius"] <= 0:
+            return None
+        half = [params["radius"]]
+    elif kind == "cylinder":
+        if density <= 0 or params["radius"] <= 0 or params["length"] <= 0:
+            return None
+        half = [params["radius"], params["length"] / 2.0]
+    elif kind == "capsule":
+        if params["radius"] < 0 or params["length"] < 0:
+            return None
+        half = [params["radius"], params["length"] / 2.0]
+    elif kind == "ellipsoid":
+        if min(float(v) for v in params["radii"]) <= 0:
+            return None
+        half = [float(v) for v in params["radii"]]
+    else:
         return None
-    size = half_sizes()
-    mass = density * primitive_volume(kind, size)
-    return mass, np.diag(primitive_inertia(kind, size, mass))
+    mass = density * primitive_volume(kind, half)
+    inertia = np.diag(primitive_inertia(kind, half, mass))
+    if kind == "capsule" and not is_valid_mass_matrix(mass, inertia):
+        return None
+    return mass, centroid, inertia
 
 
 def combine(parts: list[tuple[float, np.ndarray, np.ndarray]]) -> tuple[float, np.ndarray, np.ndarray]:
