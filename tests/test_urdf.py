@@ -682,14 +682,14 @@ def test_joint_without_type(tmp_path):
 @pytest.mark.parametrize("end", ["parent", "child"])
 def test_missing_link_reference(tmp_path, end):
     text = two_links(LIMIT).replace(f'<{end} link="{"a" if end == "parent" else "b"}"/>', f'<{end} link="bb"/>')
-    err = load_error(tmp_path, text, UnresolvedReference, 4)
+    err = load_error(tmp_path, text, UnresolvedReference, 5 if end == "parent" else 6)  # at the <parent>/<child>
     assert "'bb'" in str(err)
     assert err.suggestion
 
 
 def test_missing_link_reference_suggests_a_close_name(tmp_path):
     text = two_links(LIMIT).replace('<child link="b"/>', '<child link="bee"/>').replace('name="b"', 'name="be"')
-    err = load_error(tmp_path, text, UnresolvedReference, 4)
+    err = load_error(tmp_path, text, UnresolvedReference, 6)  # the <child> line
     assert "'be'" in err.suggestion
 
 

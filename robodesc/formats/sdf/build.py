@@ -59,6 +59,7 @@ class Builder:
         self.joints: list[_Item[JointDesc]] = []
         self.frames: list[_Item[FrameDesc]] = []
         self.kept: list[tuple[Node, str | None]] = []
+        self.mimic_locations: dict[str, Location] = {}  # follower -> its <mimic>, for the mimic-ignored warning
         self.top: Scope | None = None  # set by `build` (None only for a file without a model or world)
         self.top_pose = np.eye(4)
         self._world_poses: dict[str, np.ndarray] = {}
@@ -188,7 +189,7 @@ class Builder:
             joint, frame_pose = self._joint(item, model)
             built[joint.name] = joint
             ends[joint.name] = (joint.parent, joint.child, frame_pose)
-        self._check_mimics(model, built)
+        self._check_mimics(model, built, self.mimic_locations)
         self._tree(model, bodies, built, ends, self.links)
         for frame in self.frames:
             self._frame(model, frame)
@@ -279,14 +280,15 @@ class Builder:
         """(parent body, child body): the links the joint's `<parent>` and `<child>` are attached to."""
         desc = item.desc
         where = desc.location
+        parent_at, child_at = desc.parent_location or where, desc.child_location or where
         parent = "world"
         if desc.parent != "world":
-            parent = self.attached_body(self.full_path(item, desc.parent, "parent", where))
-        child = self.attached_body(self.full_path(item, desc.child, "child", where))
+            parent = self.attached_body(self.full_path(item, desc.parent, "parent", parent_at))
+        child = self.attached_body(self.full_path(item, desc.child, "child", child_at))
         if child == "world":
             raise InvalidTree(
                 f"the child {desc.child!r} of joint {item.full!r} resolves to the world",
-                location=where,
+                location=child_at,
                 construct=desc.child,
                 suggestion="a joint's child must be (or be attached to) a link that is not static",
             )
@@ -308,7 +310,9 @@ class Builder:
                 continue
             direction = axis.xyz
             if axis.expressed_in:
-                frame = self.pose(self.full_path(item, axis.expressed_in, "expressed_in", axis.location))
+                frame = self.pose(
+                    self.full_path(item, axis.expressed_in, "expressed_in", axis.xyz_location or axis.location)
+                )
                 direction = frame_pose[:3, :3].T @ frame[:3, :3] @ direction
                 direction = direction / np.linalg.norm(direction)
             limits = Limits(axis.limits.lower, axis.limits.upper, axis.limits.velocity, axis.limits.effort)
@@ -323,6 +327,7 @@ class Builder:
                 leader, leader_axis, multiplier, offset, reference = axis.mimic
                 if index == 0:
                     joint.mimic = Mimic(item.prefix + leader, multiplier, offset - multiplier * reference)
+                    self.mimic_locations[item.full] = axis.mimic_location or axis.location
                 joint.extras.setdefault("sdf", {}).setdefault("mimic", []).append(
                     {
                         "axis": ("axis", "axis2")[index],
@@ -357,7 +362,7 @@ class Builder:
             joint.limits2 = Limits()
 
     @staticmethod
-    def _check_mimics(model: Model, joints: dict[str, Joint]) -> None:
+    def _check_mimics(model: Model, joints: dict[str, Joint], locations: dict) -> None:
         """A mimic needs a leader that exists and, like its follower, takes one value."""
         for joint in joints.values():
             mimic = joint.mimic
@@ -375,7 +380,7 @@ class Builder:
                     Severity.WARNING,
                     "mimic-ignored",
                     f"joint {joint.name!r} {problem}; it moves on its own",
-                    joint.location,
+                    locations.get(joint.name, joint.location),
                     did_you_mean(mimic.joint, joints) or "name a revolute, prismatic or continuous joint",
                 )
 

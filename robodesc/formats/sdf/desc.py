@@ -84,6 +84,8 @@ class AxisDesc:
     dynamics: Dynamics
     location: Location
     mimic: tuple[str, str, float, float, float] | None = None  # joint, axis, multiplier, offset, reference
+    xyz_location: Location | None = None  # the <xyz> (its expressed_in), when written
+    mimic_location: Location | None = None  # the <mimic>, when written
 
 
 @dataclass
@@ -100,6 +102,8 @@ class JointDesc:
     gearbox: tuple[float, str] | None = None  # ratio, reference body
     kept: list[Node] = field(default_factory=list)
     properties: dict[str, Any] = field(default_factory=dict)
+    parent_location: Location | None = None  # the <parent> and <child> elements: where errors about them point
+    child_location: Location | None = None
 
 
 @dataclass

@@ -46,6 +46,8 @@ class Vertex:
     attached_to: str | None  # joints: the child; frames: attached_to; None for links and models
     location: Location
     instance: Instance | None = None
+    pose_location: Location | None = None  # its <pose> (relative_to), when written
+    end_location: Location | None = None  # a joint's <child>
 
 
 def scope_of(desc: ModelDesc | WorldDesc) -> Scope:
@@ -76,6 +78,7 @@ class Scope:
                         link.pose.relative_to or self.root,
                         None,
                         link.location,
+                        pose_location=link.pose.location,
                     )
                 )
         for joint in desc.joints:
@@ -87,6 +90,8 @@ class Scope:
                     joint.pose.relative_to or joint.child,
                     joint.child,
                     joint.location,
+                    pose_location=joint.pose.location,
+                    end_location=joint.child_location,
                 )
             )
         for frame in desc.frames:
@@ -99,6 +104,7 @@ class Scope:
                     frame.pose.relative_to or attached,
                     attached,
                     frame.location,
+                    pose_location=frame.pose.location,
                 )
             )
         for instance in desc.models:
@@ -112,6 +118,7 @@ class Scope:
                     None,
                     instance.location,
                     instance,
+                    pose_location=instance.pose.location,
                 )
             )
         self.canonical: str | None = None
@@ -189,9 +196,10 @@ class Scope:
 
     def _unresolved(self, ref: str, vertex: Vertex, attribute: str) -> UnresolvedReference:
         what = "a model or frame" if self.is_world else "a nested model, link, joint or frame"
+        at = {"relative_to": vertex.pose_location, "child": vertex.end_location}.get(attribute)
         return UnresolvedReference(
             f"{attribute} {ref!r} of {vertex.kind} {vertex.name!r} is not {what} of {self.what}",
-            location=vertex.location,
+            location=at or vertex.location,
             construct=ref,
             suggestion=did_you_mean(ref, self.local) or "name a frame declared in the same model (or below it)",
         )
@@ -311,7 +319,7 @@ class Scope:
             if vertex.kind == "joint" and vertex.attached_to == "world":
                 raise InvalidTree(
                     f"joint {vertex.name!r} has the world as its child",
-                    location=vertex.location,
+                    location=vertex.end_location or vertex.location,
                     construct="world",
                     suggestion="the world can only be a parent",
                 )

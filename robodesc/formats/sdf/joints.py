@@ -50,6 +50,8 @@ def parse_joint(ctx: FileContext, element: Element, convert14: bool) -> JointDes
         child=child,
         pose=ctx.pose_of(element),
         location=ctx.where(element),
+        parent_location=ctx.where(element.find("parent")),
+        child_location=ctx.where(element.find("child")),
     )
     for tag in ("axis", "axis2"):
         axis_el = element.find(tag)
@@ -103,12 +105,13 @@ def _joint_ends(ctx: FileContext, element: Element, name: str) -> tuple[str, str
             )
         ends[end] = reference(ctx, text_of(end_el), end_el, f"joint {end}")
     parent, child = ends["parent"], ends["child"]
+    child_el = element.find("child")
     swap = "the world can only be a joint's parent; swap <parent> and <child>"
     ctx.require(
-        child != "world", InvalidValue, element, f"joint {name!r} has the world as its child", "joint/child", swap
+        child != "world", InvalidValue, child_el, f"joint {name!r} has the world as its child", "joint/child", swap
     )
     both = f"joint {name!r} names {child!r} as both parent and child"
-    ctx.require(child != parent, InvalidValue, element, both, "joint/child", "a joint connects two different links")
+    ctx.require(child != parent, InvalidValue, child_el, both, "joint/child", "a joint connects two different links")
     return parent, child
 
 
@@ -147,9 +150,11 @@ def parse_axis(ctx: FileContext, element: Element, convert14: bool) -> AxisDesc:
         limits=_limits(ctx, element.find("limit")),
         dynamics=_dynamics(ctx, element.find("dynamics")),
         location=ctx.where(element),
+        xyz_location=ctx.where(xyz_el) if xyz_el is not None else None,
     )
     mimic_el = element.find("mimic")
     if mimic_el is not None:
+        axis.mimic_location = ctx.where(mimic_el)
         leader = ctx.required(mimic_el, "joint").strip()
         axis.mimic = (
             leader,

@@ -99,6 +99,8 @@ class _UrdfReader:
         # visual materials, resolved once all links are read: (body, shape, its inline material, <material>)
         self._visual_materials: list[tuple[Body, Shape, Material, Element]] = []
         self._material_locations: dict[str, Location] = {}  # robot-level materials, for `robodesc check`
+        # where a joint's <parent>, <child> and <mimic> are, so that errors about them point there
+        self._joint_parts: dict[str, dict[str, Location]] = {}
 
     # -- helpers --------------------------------------------------------------------------
     def _pose(self, element: Element | None) -> np.ndarray:
@@ -201,7 +203,7 @@ class _UrdfReader:
                     Severity.WARNING,
                     "mimic-ignored",
                     f"<mimic> of joint {joint.name!r} is ignored: only single-valued joints can follow or be followed",
-                    joint.location,
+                    self._part(joint, "mimic"),
                     "remove the <mimic> element",
                 )
                 joint.mimic = None
@@ -212,7 +214,7 @@ class _UrdfReader:
                     "mimic-unknown-joint",
                     f"joint {joint.name!r} mimics {joint.mimic.joint!r}, which is not a joint of this robot; "
                     "it stays at its offset",
-                    joint.location,
+                    self._part(joint, "mimic"),
                     did_you_mean(joint.mimic.joint, joints) or "name an existing joint in <mimic joint=...>",
                 )
                 continue
@@ -223,10 +225,14 @@ class _UrdfReader:
             if leader.name in seen:
                 raise InvalidValue(
                     "mimic joints follow each other in a loop: " + " -> ".join([*seen, leader.name]),
-                    location=joint.location,
+                    location=self._part(joint, "mimic"),
                     construct=joint.name,
                     suggestion="let one joint of the loop move on its own (remove its <mimic>)",
                 )
+
+    def _part(self, joint: Joint, tag: str) -> Location:
+        """Where the joint's `<tag>` (parent, child, mimic) is; the joint's own location without one."""
+        return self._joint_parts.get(joint.name, {}).get(tag) or joint.location
 
     def _check_version(self, root: Element) -> None:
         """urdfdom accepts only version="1.0" (written as major.minor) when the attribute is given."""
@@ -475,6 +481,9 @@ class _UrdfReader:
             origin=self._pose(element.find("origin")),
             location=self.values.where(element),
         )
+        self._joint_parts[name] = {
+            tag: self.values.where(part) for tag in ("parent", "child", "mimic") if (part := element.find(tag)) is not None
+        }
         self._joint_axis(joint, element)
         self._joint_limits(joint, element)
         self._joint_dynamics_and_mimic(joint, element)
@@ -659,7 +668,7 @@ class _UrdfReader:
                 if link not in links:
                     raise UnresolvedReference(
                         f"{end} link {link!r} of joint {joint.name!r} is not defined",
-                        location=joint.location,
+                        location=self._part(joint, end),
                         construct=link,
                         suggestion=did_you_mean(link, links) or f'add <link name="{link}"/>',
                     )
@@ -667,7 +676,7 @@ class _UrdfReader:
                 raise InvalidTree(
                     f"link {joint.child!r} is the child of two joints, "
                     f"{parent_joint[joint.child].name!r} and {joint.name!r}",
-                    location=joint.location,
+                    location=self._part(joint, "child"),
                     construct=joint.child,
                     suggestion="a URDF is a tree: give each link at most one parent joint",
                 )
