@@ -9,6 +9,11 @@ when its prefix is never declared.
 Elements are the standard library's C-built `xml.etree.ElementTree.Element`s, so a tree costs
 little to build. Line numbers and element paths are needed only when something is reported, so
 a `Document` works them out on first request (one more expat pass over the same bytes).
+
+Two things that TinyXML2 reads and a strict parser refuses are read as TinyXML2 reads them (see
+docs/architecture.md, "XML as the reference parsers read it"): white space before the `<?xml ...?>`
+declaration, and `--` inside a comment, which ends at the first `-->`. `_as_tinyxml2_reads` mends
+them in the bytes before expat sees them, keeping every line and column where it was.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from __future__ import annotations
 import importlib
 import math
 import re
-from typing import Any
+from typing import Any, NamedTuple
 from xml.etree.ElementTree import Element, TreeBuilder, tostring
 from xml.parsers.expat import ErrorString, ExpatError
 
@@ -37,7 +42,119 @@ from ..plugins.spec import FormatSpec
 __all__ = ["Document", "Element", "Values", "parse_xml", "root_tag", "to_xml"]
 
 
-def _expat(data: bytes, source: str | None, start: Any, end: Any = None, text: Any = None) -> None:
+class _Mended(NamedTuple):
+    """Bytes for expat, mended where TinyXML2 is lenient, and how to map expat's positions back."""
+
+    data: bytes | bytearray | memoryview
+    lines: int  # line breaks cut from before the declaration: added to every line expat reports
+    columns: int  # characters cut from the declaration's own line: added to columns on expat's line 1
+
+
+_UTF8_BOM = b"\xef\xbb\xbf"
+#: white space (XML's: space, tab, CR, LF) in front of an XML declaration
+_SPACE_BEFORE_DECLARATION = re.compile(rb"[ \t\r\n]+(?=<\?xml[ \t\r\n?])")
+#: where a comment may start in content or prolog, and what to step over because `<!--` in it is no comment
+_MARKUP = re.compile(rb"<(?:!--|!\[CDATA\[|\?|!DOCTYPE)")
+#: a DOCTYPE up to its internal subset or its end; quoted literals stepped over whole
+_DOCTYPE_HEAD = re.compile(rb"<!DOCTYPE(?:[^\"'\[>]|\"[^\"]*\"|'[^']*')*")
+#: inside the internal subset: a comment, a processing instruction, a literal, or the subset's end
+_IN_SUBSET = re.compile(rb"<!--|<\?|[\"'\]]")
+
+
+def _comment(data: bytes, start: int, mend: list[tuple[int, int]]) -> int:
+    """The comment at `start` ends, as in TinyXML2, at the first `-->` after `<!--`. If its body holds
+    `--` or ends with `-` (which XML forbids), note the body in `mend`. Returns where the comment ends."""
+    body = start + 4
+    end = data.find(b"-->", body)
+    if end < 0:  # never closed: with its dashes gone expat reports an unclosed comment where it starts
+        mend.append((body, len(data)))
+        return len(data)
+    if data.find(b"--", body, end) >= 0 or (end > body and data[end - 1] == 0x2D):
+        mend.append((body, end))
+    return end + 3
+
+
+def _past(data: bytes, start: int, closer: bytes) -> int:
+    """Where the construct opened before `start` ends: just past `closer`, or the end of the data."""
+    end = data.find(closer, start)
+    return len(data) if end < 0 else end + len(closer)
+
+
+def _doctype(data: bytes, start: int, mend: list[tuple[int, int]]) -> int:
+    """Step over the DOCTYPE at `start` (its comments mended like any other); returns where it ends."""
+    pos = _DOCTYPE_HEAD.match(data, start).end()  # type: ignore[union-attr]  # always matches at <!DOCTYPE
+    if data[pos : pos + 1] != b"[":
+        return pos
+    pos += 1
+    while (found := _IN_SUBSET.search(data, pos)) is not None:
+        token = found.group()
+        if token == b"<!--":
+            pos = _comment(data, found.start(), mend)
+        elif token == b"<?":
+            pos = _past(data, found.end(), b"?>")
+        elif token == b"]":
+            return found.end()
+        else:  # a quoted literal
+            pos = _past(data, found.end(), token)
+    return len(data)
+
+
+def _comments_to_mend(data: bytes, pos: int) -> list[tuple[int, int]]:
+    """The (start, end) of every comment body from `pos` on that XML forbids and TinyXML2 reads."""
+    mend: list[tuple[int, int]] = []
+    if data.find(b"<!--", pos) < 0:
+        return mend
+    while pos < len(data) and (found := _MARKUP.search(data, pos)) is not None:
+        token = found.group()
+        if token == b"<!--":
+            pos = _comment(data, found.start(), mend)
+        elif token == b"<?":
+            pos = _past(data, found.end(), b"?>")
+        elif token == b"<![CDATA[":
+            pos = _past(data, found.end(), b"]]>")
+        else:
+            pos = _doctype(data, found.start(), mend)
+    return mend
+
+
+def _as_tinyxml2_reads(data: bytes) -> _Mended:
+    """`data` as expat can read it where TinyXML2 (the parser of urdfdom, libsdformat and MuJoCo) is
+    lenient, and nowhere else:
+
+    * white space before the XML declaration is cut, and the lines and columns it held are added back
+      to every position expat reports;
+    * in a comment whose body holds `--` or ends with `-`, each `-` of the body becomes a space (byte
+      for byte, so lines and columns stay); the comment still ends at the first `-->`, as in TinyXML2.
+
+    Nothing else changes, so every element, attribute, DTD and entity declaration reaches expat (and
+    defusedxml's refusals) exactly as written. Files in UTF-16 or UTF-32 are left alone (TinyXML2 reads
+    neither). Linear in the size of the data; bytes are copied once, and only when a comment is mended
+    or a byte-order mark must be kept in front of the declaration.
+    """
+    if data[:2] in (b"\xfe\xff", b"\xff\xfe") or b"\x00" in data[:4]:
+        return _Mended(data, 0, 0)
+    bom = 3 if data.startswith(_UTF8_BOM) else 0
+    lead = _SPACE_BEFORE_DECLARATION.match(data, bom)
+    cut = lead.end() if lead else bom
+    mend = _comments_to_mend(data, cut)
+    if lead is None and not mend:
+        return _Mended(data, 0, 0)
+    lines = columns = 0
+    if lead is not None:
+        space = data[bom:cut]
+        lines = space.count(b"\n") + space.count(b"\r") - space.count(b"\r\n")  # expat's line breaks
+        columns = len(space) - 1 - max(space.rfind(b"\n"), space.rfind(b"\r"))
+        if not mend and not bom:
+            return _Mended(memoryview(data)[cut:], lines, columns)  # no copy
+    mended = bytearray(data[:bom])
+    mended += memoryview(data)[cut:]
+    shift = cut - bom
+    for start, end in mend:
+        mended[start - shift : end - shift] = mended[start - shift : end - shift].replace(b"-", b" ")
+    return _Mended(mended, lines, columns)
+
+
+def _expat(data: _Mended, source: str | None, start: Any, end: Any = None, text: Any = None) -> None:
     """Run defusedxml's expat driver over `data` with the given element handlers."""
     driver = DefusedExpatParser()  # installs the handlers that refuse entities and external references
     driver.reset()
@@ -47,15 +164,16 @@ def _expat(data: bytes, source: str | None, start: Any, end: Any = None, text: A
     parser.EndElementHandler = end
     parser.CharacterDataHandler = text
     try:
-        parser.Parse(data, True)
+        parser.Parse(data.data, True)
     except DefusedXmlException as exc:
         raise UnsafeXML(
             f"refused to parse: {type(exc).__name__} ({exc})",
-            location=Location(file=source, line=parser.CurrentLineNumber),
+            location=Location(file=source, line=parser.CurrentLineNumber + data.lines),
             suggestion="remove the DTD entity declarations; robodesc does not expand entities",
         ) from None
     except ExpatError as exc:
-        where = Location(file=source, line=exc.lineno, column=exc.offset)
+        column = exc.offset + (data.columns if exc.lineno == 1 else 0)
+        where = Location(file=source, line=exc.lineno + data.lines, column=column)
         raise XMLSyntaxError(f"not well-formed XML: {ErrorString(exc.code)}", location=where) from None
     except (LookupError, ValueError) as exc:  # an unknown encoding named in the XML declaration
         raise XMLSyntaxError(
@@ -66,7 +184,7 @@ def _expat(data: bytes, source: str | None, start: Any, end: Any = None, text: A
 class Document:
     """One parsed XML file: its root element, and element lines and paths worked out on demand."""
 
-    def __init__(self, root: Element, data: bytes, source: str | None) -> None:
+    def __init__(self, root: Element, data: _Mended, source: str | None) -> None:
         self.root = root
         self.source = source
         self._data = data
@@ -82,13 +200,14 @@ class Document:
             parser_holder: list[Any] = []
 
             def start(name: str, attrs: dict) -> None:
-                lines.append(parser_holder[0].CurrentLineNumber)
+                lines.append(parser_holder[0].CurrentLineNumber + shift)
 
             driver = DefusedExpatParser()
             driver.reset()
             parser_holder.append(driver._parser)
             driver._parser.StartElementHandler = start
-            driver._parser.Parse(self._data, True)
+            shift = self._data.lines
+            driver._parser.Parse(self._data.data, True)
             self._lines = {id(el): line for el, line in zip(self._elements, lines)}
         return self._lines.get(id(element))
 
@@ -143,15 +262,16 @@ def parse_xml(data: bytes | str, source: str | None = None) -> Document:
         raise MissingRootElement(
             "the file is empty", location=Location(file=source), suggestion="check that the right file was given"
         )
+    mended = _as_tinyxml2_reads(data)
     builder = TreeBuilder()  # the C implementation: no Python call per element
-    _expat(data, source, builder.start, builder.end, builder.data)
+    _expat(mended, source, builder.start, builder.end, builder.data)
     try:
         root = builder.close()  # the C TreeBuilder returns None when there was no element at all
     except AssertionError:  # ... the pure-Python one (no C accelerator) asserts instead
         root = None
     if root is None:
         raise MissingRootElement("the file has no root element", location=Location(file=source))
-    document = Document(root, data, source)
+    document = Document(root, mended, source)
     if len(document._elements) > MAX_DEPTH:
         deep = _deeper_than(root, MAX_DEPTH)
         if deep is not None:
