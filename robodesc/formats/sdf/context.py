@@ -21,7 +21,15 @@ from ..xml import Document, Element, Values
 from .desc import ModelDesc, Node, PoseRef, WorldDesc
 from .loader import Loader
 from .names import reference
-from .spec import FREE_FORM, KNOWN_CHILDREN, LATEST_VERSION, REQUIRED_ATTRIBUTES, TYPED_CHILDREN, is_custom
+from .spec import (
+    EMPTY_IS_DEFAULT,
+    FREE_FORM,
+    KNOWN_CHILDREN,
+    LATEST_VERSION,
+    REQUIRED_ATTRIBUTES,
+    TYPED_CHILDREN,
+    is_custom,
+)
 from .values import parse_bool, parse_finite, parse_pose, parse_typed, text_of
 
 
@@ -155,7 +163,7 @@ class FileContext(Values):
                 for attribute in required[1]:
                     self.required(node, attribute)
             kind = TYPED_CHILDREN.get((parent, tag)) if parent is not None else None
-            if kind is not None:
+            if kind is not None and ((parent, tag) not in EMPTY_IS_DEFAULT or text_of(node)):
                 self.check_value(node, kind)
             if tag in FREE_FORM:
                 continue

@@ -50,6 +50,42 @@ _add("sensor", "bool", "always_on", "visualize")
 _add("sensor", "double", "update_rate")
 _add("limit", "double", "lower", "upper", "effort", "velocity", "stiffness", "dissipation")
 _add("dynamics", "double", "damping", "friction", "spring_reference", "spring_stiffness")
+#: Typed elements the specification marks optional (required="0"): an empty one takes its default,
+#: as libsdformat's `Param::SetFromString` does, instead of failing to parse.
+EMPTY_IS_DEFAULT: set[tuple[str, str]] = set()
+_FIRST_OPTIONAL = len(TYPED_CHILDREN)
+# <surface> of a collision (surface.sdf): every value libsdformat parses as a number or a boolean
+_add("bounce", "double", "restitution_coefficient", "threshold")
+_add("torsional", "double", "coefficient", "patch_radius", "surface_radius")
+_add("torsional", "bool", "use_patch_radius")
+_add("ode", "double", "mu", "mu2", "slip", "slip1", "slip2", "soft_cfm", "soft_erp", "kp", "kd", "max_vel", "min_depth")
+_add("ode", "vector3", "fdir1")
+_add("bullet", "double", "friction", "friction2", "rolling_friction", "soft_cfm", "soft_erp", "kp", "kd")
+_add("bullet", "double", "split_impulse_penetration_threshold")
+_add("bullet", "vector3", "fdir1")
+_add("bullet", "bool", "split_impulse")
+_add("contact", "bool", "collide_without_contact")
+_add("contact", "unsigned int", "collide_without_contact_bitmask", "collide_bitmask", "category_bitmask")
+_add("contact", "double", "poissons_ratio", "elastic_modulus")
+_add("dart", "double", "bone_attachment", "stiffness", "damping", "flesh_mass_fraction")
+# a joint's <physics> (joint.sdf) and the world's <physics> engines (physics.sdf)
+_add("ode", "double", "fudge_factor", "cfm", "erp", "bounce", "max_force", "velocity")
+_add("ode", "bool", "cfm_damping", "implicit_spring_damper")
+_add("simbody", "bool", "must_be_loop_joint")
+_add("physics", "bool", "provide_feedback")
+_add("solver", "double", "min_step_size", "sor")
+_add("solver", "int", "iters", "precon_iters", "island_threads")
+_add("solver", "bool", "use_dynamic_moi_rescaling", "thread_position_correction")
+_add("constraints", "double", "cfm", "erp", "contact_max_correcting_vel", "contact_surface_layer")
+_add("constraints", "bool", "split_impulse")
+_add("constraints", "double", "split_impulse_penetration_threshold")
+# <inertial> children robodesc keeps (inertial.sdf)
+_add(
+    "fluid_added_mass",
+    "double",
+    *"xx xy xz xp xq xr yy yz yp yq yr zz zp zq zr pp pq pr qq qr rr".split(),
+)
+EMPTY_IS_DEFAULT.update(list(TYPED_CHILDREN)[_FIRST_OPTIONAL:])
 for _owner in ("sensor", "light", "camera", "projector", "particle_emitter", "audio_source", "actor", "waypoint"):
     _add(_owner, "pose", "pose")  # poses of kept elements: libsdformat rejects a malformed one as any other
 

@@ -238,6 +238,8 @@ def parse_typed(
         return parse_double(text, where, construct)
     if kind == "int":
         return parse_int(text, where, construct)
+    if kind == "unsigned int":
+        return parse_int(text, where, construct, unsigned=True)
     if kind == "bool":
         return parse_bool(text, where, construct)
     if kind == "vector3":

@@ -482,7 +482,9 @@ class _UrdfReader:
             location=self.values.where(element),
         )
         self._joint_parts[name] = {
-            tag: self.values.where(part) for tag in ("parent", "child", "mimic") if (part := element.find(tag)) is not None
+            tag: self.values.where(part)
+            for tag in ("parent", "child", "mimic")
+            if (part := element.find(tag)) is not None
         }
         self._joint_axis(joint, element)
         self._joint_limits(joint, element)
