@@ -273,7 +273,7 @@ def _auto_inertial(
                 where,
                 "give <mass> and <inertia> explicitly, or approximate the mesh by primitive collisions",
             )
-            result = (1.0, np.zeros(3), np.eye(3))
+            result: tuple[float, np.ndarray, np.ndarray] | None = (1.0, np.zeros(3), np.eye(3))
         else:
             result = solid(kind, params, params.get("density", density)) if kind else None
         if result is None:

@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from ...core.errors import InvalidValue, MissingAttribute, UnsupportedJointType, did_you_mean
+from ...core.errors import InvalidValue, Location, MissingAttribute, UnsupportedJointType, did_you_mean
 from ...core.model import Dynamics, JointType, Limits
 from ..xml import Element
 from .context import FileContext
@@ -50,8 +50,8 @@ def parse_joint(ctx: FileContext, element: Element, convert14: bool) -> JointDes
         child=child,
         pose=ctx.pose_of(element),
         location=ctx.where(element),
-        parent_location=ctx.where(element.find("parent")),
-        child_location=ctx.where(element.find("child")),
+        parent_location=_where_child(ctx, element, "parent"),
+        child_location=_where_child(ctx, element, "child"),
     )
     for tag in ("axis", "axis2"):
         axis_el = element.find(tag)
@@ -106,6 +106,7 @@ def _joint_ends(ctx: FileContext, element: Element, name: str) -> tuple[str, str
         ends[end] = reference(ctx, text_of(end_el), end_el, f"joint {end}")
     parent, child = ends["parent"], ends["child"]
     child_el = element.find("child")
+    assert child_el is not None  # checked above
     swap = "the world can only be a joint's parent; swap <parent> and <child>"
     ctx.require(
         child != "world", InvalidValue, child_el, f"joint {name!r} has the world as its child", "joint/child", swap
@@ -113,6 +114,11 @@ def _joint_ends(ctx: FileContext, element: Element, name: str) -> tuple[str, str
     both = f"joint {name!r} names {child!r} as both parent and child"
     ctx.require(child != parent, InvalidValue, child_el, both, "joint/child", "a joint connects two different links")
     return parent, child
+
+
+def _where_child(ctx: FileContext, element: Element, tag: str) -> Location | None:
+    child = element.find(tag)
+    return ctx.where(child) if child is not None else None
 
 
 def _screw_thread_pitch(ctx: FileContext, element: Element) -> float:
