@@ -35,6 +35,7 @@ class _MassBody:
     geoms: list[GeomSpec]
     moving: bool  # has joints
     fused: list[MassPart] = field(default_factory=list)  # <inertial>s of bodies fusestatic merged into it
+    merged: bool = False  # fusestatic merged a body into it
     principal: Principal | None = None  # the compiled inertia, kept for alignfree
 
 
@@ -74,6 +75,7 @@ def _fuse_static(model: Model, bodies: dict[str, _MassBody], referenced: set[str
         if body.parent is None or info.moving or name in referenced or body.joints:
             continue
         parent = bodies[body.parent]
+        parent.merged = True
         pose = body.pose
         parent.geoms.extend(replace(geom, pose=pose @ geom.pose) for geom in info.geoms)
         if info.spec.inertial is not None:
@@ -113,13 +115,22 @@ def _compose_quat(pose: np.ndarray, quat: np.ndarray) -> np.ndarray:
 
 # -- inertia --------------------------------------------------------------------------------------
 def _inertias(model: Model, bodies: dict[str, _MassBody], c: Compiler) -> None:
-    """Body inertias in MuJoCo's order: explicit or inferred from geoms (inertiafromgeom,
-    inertiagrouprange), bounds and balancing, then settotalmass; then moving bodies must have mass."""
+    """Body inertias in MuJoCo 4.0's order: explicit or inferred from geoms (inertiafromgeom,
+    inertiagrouprange), checked, bounded and balanced; then moving bodies must have mass; then
+    settotalmass (measured: a moving body too light before the scaling is refused however large
+    the scaling)."""
     for name, info in bodies.items():
         if name != "world":
             _body_inertia(model.bodies[name], info, c)
+    _store_inertials(model, bodies)
+    _check_moving_bodies_have_mass(model, bodies)
     if c.settotalmass > 0:
         _set_total_mass(bodies, c.settotalmass)
+        _store_inertials(model, bodies)
+
+
+def _store_inertials(model: Model, bodies: dict[str, _MassBody]) -> None:
+    """Every compiled inertia onto its body, in the body's axes; an overflow is refused."""
     for name, info in bodies.items():
         p = info.principal
         if p is not None:
@@ -133,7 +144,6 @@ def _inertias(model: Model, bodies: dict[str, _MassBody], c: Compiler) -> None:
                 )
             rotation = quat_to_matrix(p.quat)
             body.inertial = Inertial(p.mass, p.pos.copy(), rotation @ np.diag(p.moments) @ rotation.T)
-    _check_moving_bodies_have_mass(model, bodies)
 
 
 def _body_inertia(body: Body, info: _MassBody, c: Compiler) -> None:
@@ -158,8 +168,12 @@ def _body_inertia(body: Body, info: _MassBody, c: Compiler) -> None:
             body.inertial = None
         return
     try:
+        if explicit is not None and getattr(explicit, "full", False):  # MuJoCo tests a fullinertia first,
+            mass_properties.check_principal_moments(explicit.moments, boundinertia=c.boundinertia)  # used or not
         with np.errstate(over="ignore", invalid="ignore"):  # huge parts: refused once all are combined
-            combined = mass_properties.combine_geoms(parts)
+            # fused static bodies are checked as MuJoCo's fusestatic checks them: boundinertia does not help
+            bound = 0.0 if info.merged else c.boundinertia
+            combined = mass_properties.combine_geoms(parts, boundinertia=bound)
             mass, moments = mass_properties.bound_and_balance(
                 combined.mass,
                 combined.inertia,
@@ -178,12 +192,13 @@ def _body_inertia(body: Body, info: _MassBody, c: Compiler) -> None:
 
 
 def _set_total_mass(bodies: dict[str, _MassBody], total_wanted: float) -> None:
-    """compiler/@settotalmass: every mass and inertia scaled so that the masses add up to it."""
+    """compiler/@settotalmass: every mass and inertia scaled so that the masses add up to it; as
+    MuJoCo 4.0 scales (measured), the factor is at least mjMINVAL."""
     total = sum(i.principal.mass for i in bodies.values() if i.principal is not None)
     if total > MJ_MINVAL:
+        scale = max(MJ_MINVAL, total_wanted / total)
         for info in bodies.values():
             if info.principal is not None:
-                scale = total_wanted / total
                 info.principal.mass *= scale
                 with np.errstate(over="ignore"):  # an overflow is refused by the caller
                     info.principal.moments = info.principal.moments * scale
@@ -220,7 +235,7 @@ def _check_moving_bodies_have_mass(model: Model, bodies: dict[str, _MassBody]) -
         if body.parent is not None:
             children.setdefault(body.parent, []).append(name)
     for name, info in bodies.items():
-        if info.moving and not _welded_group_has_mass(model, bodies, name, children):
+        if info.moving and not _welded_body_has_mass(bodies, name, children):
             raise InvalidValue(
                 "mass and inertia of moving bodies must be larger than mjMINVAL",
                 location=model.bodies[name].location,
@@ -229,31 +244,22 @@ def _check_moving_bodies_have_mass(model: Model, bodies: dict[str, _MassBody]) -
             )
 
 
-def _welded_group_has_mass(
-    model: Model, bodies: dict[str, _MassBody], name: str, children: dict[str, list[str]]
-) -> bool:
-    """MuJoCo's check: a moving body together with the bodies welded below it (no joint in
-    between) must have mass and rotational inertia about every axis."""
-    parts = []
-    stack = [(name, IDENTITY)]
+def _has_mass(info: _MassBody) -> bool:
+    p = info.principal
+    return p is not None and p.mass >= MJ_MINVAL and bool(np.all(p.moments >= MJ_MINVAL))
+
+
+def _welded_body_has_mass(bodies: dict[str, _MassBody], name: str, children: dict[str, list[str]]) -> bool:
+    """MuJoCo 4.0's check (measured): a moving body passes when it, or one of the bodies welded
+    below it (reached through bodies without joints, at any depth), has on its own a mass and three
+    principal moments of at least mjMINVAL. Masses of several bodies are not added up."""
+    stack = [name]
     while stack:
-        current, pose = stack.pop()
-        inertial = model.bodies[current].inertial
-        if inertial is not None and inertial.mass > 0:
-            rotation = pose[:3, :3]
-            parts.append(
-                (inertial.mass, rotation @ inertial.com + pose[:3, 3], rotation @ inertial.inertia @ rotation.T)
-            )
-        for child in children.get(current, ()):
-            if not bodies[child].moving:
-                stack.append((child, pose @ model.bodies[child].pose))
-    if not parts:
-        return False
-    with np.errstate(over="ignore", invalid="ignore"):  # huge parts: handled just below
-        mass, _, tensor = mass_properties.combine(parts)
-    if not np.isfinite(tensor).all():  # the parts are finite: their sum overflows, so it is anything but small
-        return True
-    return mass >= MJ_MINVAL and float(np.linalg.eigvalsh(tensor).min()) >= MJ_MINVAL
+        current = stack.pop()
+        if _has_mass(bodies[current]):
+            return True
+        stack.extend(child for child in children.get(current, ()) if not bodies[child].moving)
+    return False
 
 
 # -- alignfree and references ---------------------------------------------------------------------

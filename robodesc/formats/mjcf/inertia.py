@@ -33,6 +33,7 @@ looked up there on each call, so one patch of that name sees every mesh file a l
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -55,6 +56,7 @@ from .mesh_processing import (
 from .meshfiles import MalformedMeshFile, MeshFileError, MeshFileUnreadable, UnsupportedMeshFileType, load_mesh_file
 from .mujoco_math import (
     DEFAULT_DENSITY,
+    GEOM_MIN_MASS,
     MJ_EPS,
     MJ_MINVAL,
     eig3_body,
@@ -71,6 +73,8 @@ __all__ = [
     "MJ_MINVAL",
     "MJ_EPS",
     "DEFAULT_DENSITY",
+    "EIGEN_MIN",
+    "GEOM_MIN_MASS",
     "PRIMITIVE_KINDS",
     "MESH_INERTIA_MODES",
     "ProcessedMesh",
@@ -86,6 +90,7 @@ __all__ = [
     "load_mesh_file",
     "combine",
     "combine_geoms",
+    "check_principal_moments",
     "principal_axes",
     "bound_and_balance",
     "set_total_mass",
@@ -96,6 +101,10 @@ __all__ = [
     "UnsupportedMeshFileType",
     "MalformedMeshFile",
 ]
+
+
+#: The smallest principal moment MuJoCo 4.0 accepts from a full inertia (see `check_principal_moments`).
+EIGEN_MIN = 1e-14
 
 
 def _check_kind_size(kind: str, size: VectorLike) -> np.ndarray:
@@ -186,6 +195,8 @@ class GeomInertial:
 
 def combine_geoms(
     parts: Sequence[tuple[float, VectorLike, VectorLike, VectorLike]],
+    *,
+    boundinertia: float = 0.0,
 ) -> GeomInertial:
     """Body inertial frame inferred from its geoms, exactly as ``mjCBody::InertiaFromGeom``.
 
@@ -193,10 +204,10 @@ def combine_geoms(
     inertial frame in the body frame (for a mesh geom the pose from :func:`mesh_geom_pose`)
     and its principal moments (from :func:`primitive_mass_properties` /
     :func:`mesh_mass_properties`).  As MuJoCo: a single geom is copied verbatim (its
-    quaternion becomes ``body_iquat``); several geoms are combined with the parallel-axis
-    theorem and re-diagonalised with MuJoCo's Jacobi solver.  Raises :class:`ValueError`
-    if the total mass is below 1e-6 or the combined inertia has a principal moment below
-    1e-6 (MuJoCo compile errors); an empty list gives a massless frame at the origin.
+    quaternion becomes ``body_iquat``, no check); several geoms are combined with the
+    parallel-axis theorem, re-diagonalised with MuJoCo's Jacobi solver and the result must pass
+    :func:`check_principal_moments` (with the compiler's ``boundinertia``), else
+    :class:`ValueError`; an empty list gives a massless frame at the origin.
     """
     if len(parts) == 0:
         return GeomInertial(0.0, np.zeros(3), np.array([1.0, 0.0, 0.0, 0.0]), np.zeros(3))
@@ -211,7 +222,7 @@ def combine_geoms(
     for m, pos, _, _ in parts:
         mass += float(m)
         com = com + float(m) * np.asarray(pos, dtype=float)
-    if mass < MJ_EPS:
+    if not mass > 0:  # geoms count only with a mass above GEOM_MIN_MASS: only reached by direct callers
         raise ValueError("body mass is too small, cannot compute center of mass")
     ipos = com / mass
     toti = np.zeros(6)
@@ -219,9 +230,29 @@ def combine_geoms(
         dpos = np.asarray(pos, dtype=float) - ipos
         toti = toti + global_inertia(inert, quat) + offcenter(float(m), dpos)
     eigval, iquat = eig3_body(sym6_to_mat(toti))
-    if eigval[2] < MJ_EPS:
-        raise ValueError("inertia must have positive eigenvalues")
+    check_principal_moments(eigval, boundinertia=boundinertia)
     return GeomInertial(mass, ipos, iquat, eigval)
+
+
+def check_principal_moments(moments: VectorLike, *, boundinertia: float = 0.0) -> None:
+    """MuJoCo 4.0's test of the principal moments it computes from a full inertia (``fullinertia``,
+    several geoms combined, static bodies fused): :class:`ValueError` "inertia must have positive
+    eigenvalues" when the smallest moment is below `EIGEN_MIN` (1e-14); when ``boundinertia`` is
+    positive (it will raise the moments anyway) only a clearly negative moment is refused, one
+    below ``-1e-14 * max(1, largest moment)``.  Measured on the ``mujoco`` 4.0 package (the
+    published sources test ``< mjEPS`` = 1e-6, which 4.0 no longer does).
+
+    ``moments`` are in MuJoCo's order (decreasing, as :func:`principal_axes` gives them); a
+    diagonal ``diaginertia`` is never tested this way (MuJoCo clamps it with the bounds).
+    """
+    values = np.asarray(moments, dtype=float).reshape(3)
+    smallest = float(values.min())
+    if boundinertia > 0:
+        refused = smallest < -EIGEN_MIN * max(1.0, float(values.max()))
+    else:
+        refused = smallest < EIGEN_MIN
+    if refused or math.isnan(smallest):
+        raise ValueError("inertia must have positive eigenvalues")
 
 
 def combine(
@@ -235,7 +266,7 @@ def combine(
     ``I = sum(I_i + m_i (|d_i|^2 E - d_i d_i^T))`` with ``d_i = com_i - com``.  Use
     :func:`principal_axes` on the result to get MuJoCo's ``body_inertia``/``body_iquat``
     (or :func:`combine_geoms`, which also reproduces MuJoCo's single-geom shortcut).
-    Raises :class:`ValueError` if the total mass is below 1e-6 (more than one part).
+    Raises :class:`ValueError` if the total mass is not positive (more than one part).
     """
     if len(parts) == 0:
         return 0.0, np.zeros(3), np.zeros((3, 3))
@@ -247,7 +278,7 @@ def combine(
     for m, c, _ in parts:
         mass += float(m)
         com = com + float(m) * np.asarray(c, dtype=float)
-    if mass < MJ_EPS:
+    if not mass > 0:
         raise ValueError("body mass is too small, cannot compute center of mass")
     com = com / mass
     toti = np.zeros(6)

@@ -19,6 +19,7 @@ from ...core.transforms import VectorLike, quat_multiply
 
 __all__ = [
     "DEFAULT_DENSITY",
+    "GEOM_MIN_MASS",
     "MJ_EPS",
     "MJ_MINVAL",
     "eig3_body",
@@ -45,6 +46,9 @@ DEFAULT_DENSITY = 1000.0
 #: otherwise MuJoCo 4.0 compiles it with zero mass (measured against the ``mujoco``
 #: package: the test is a strict ``volume > 1e-14``).
 _EXPLICIT_MASS_MIN_VOLUME = 1e-14
+#: A geom counts in its body's inertia only when its mass is above this (MuJoCo 4.0, measured: a
+#: geom of mass 1e-14, given or from its density, is left out as if massless; 1.0000000000000002e-14 counts).
+GEOM_MIN_MASS = 1e-14
 
 # thresholds of MuJoCo's Jacobi eigen-solver (relative to max|A_ij|)
 _EIG_STOP_BODY = 4e-15
@@ -235,7 +239,8 @@ def geom_mass(volume: float, density: float | None, mass: float | None) -> float
     """A geom's mass as ``mjCGeom::Compile`` sets it; ``None`` means "zero mass, zero inertia".
 
     An explicit ``mass`` wins (massless when the volume is not above 1e-14), otherwise
-    ``density * volume`` (``None`` density: MuJoCo's default).
+    ``density * volume`` (``None`` density: MuJoCo's default). Either way a mass not above
+    `GEOM_MIN_MASS` leaves the geom out of its body's inertia, as MuJoCo 4.0 does.
     """
     if mass is not None:
         mass = float(mass)
@@ -243,7 +248,7 @@ def geom_mass(volume: float, density: float | None, mass: float | None) -> float
             raise ValueError(f"geom mass must be finite, got {mass!r}")
         if mass < 0:
             raise ValueError("mass, inertia or density are negative in geom")
-        if mass == 0 or not volume > _EXPLICIT_MASS_MIN_VOLUME:
+        if not mass > GEOM_MIN_MASS or not volume > _EXPLICIT_MASS_MIN_VOLUME:
             return None
         return mass
     density = DEFAULT_DENSITY if density is None else float(density)
@@ -251,6 +256,7 @@ def geom_mass(volume: float, density: float | None, mass: float | None) -> float
         raise ValueError(f"geom density must be finite, got {density!r}")
     if density < 0:
         raise ValueError("mass, inertia or density are negative in geom")
-    if density == 0:
+    mass = density * volume
+    if not mass > GEOM_MIN_MASS:
         return None
-    return density * volume
+    return mass
