@@ -1,10 +1,12 @@
-"""The convex hull of a point set: a numpy quickhull standing in for qhull, which MuJoCo uses.
+"""The convex hull of a point set, as MuJoCo's qhull makes it.
 
-MuJoCo computes a mesh's convex hull (``qhull Qt``) for meshes given without faces, for
-``inertia="convex"`` and for collisions; `convex_hull` gives the same hull (the same enclosed
-volume and inertia to round-off, a triangulation that may differ where points lie on a facet),
-refuses the same degenerate point sets, and approximates qhull's ``TA<n>`` vertex limit
-(``maxhullvert``).
+MuJoCo computes a mesh's convex hull with qhull (``mjCMesh::MakeGraph``) for meshes given without
+faces, for ``inertia="convex"`` and for collisions. Where SciPy is installed (the ``meshes`` extra)
+`convex_hull` runs SciPy's qhull with MuJoCo's options (`qhull_options`), so a ``maxhullvert`` limit
+keeps the very vertices MuJoCo keeps (tests/test_mjcf_hull.py). Without SciPy, a numpy quickhull
+stands in: the same hull without a limit and with a limit of 4 (the same enclosed volume and inertia
+to round-off, a triangulation that may differ where points lie on a facet), only an approximation of
+qhull's choice of points for larger limits. Both refuse the degenerate point sets MuJoCo refuses.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import numpy as np
 
 from .mujoco_math import MJ_MINVAL
 
-__all__ = ["convex_hull"]
+__all__ = ["convex_hull", "qhull_options"]
 
 
 def convex_hull(points: np.ndarray, *, max_vertices: int = -1) -> np.ndarray:
@@ -24,12 +26,11 @@ def convex_hull(points: np.ndarray, *, max_vertices: int = -1) -> np.ndarray:
     triangulation can differ from qhull's, but the enclosed volume and inertia agree to
     round-off.
 
-    ``max_vertices`` (MuJoCo's ``maxhullvert``; ``-1`` = unlimited, otherwise at least 4)
-    mimics qhull's ``Q9 TA<n>``: starting from qhull's initial simplex, repeatedly add the
-    point farthest outside any facet, and stop once the hull has that many vertices.  This
-    is only an approximation of qhull's choice of points (which depends on its internal
-    point-to-facet partitioning): the truncated hull can differ from MuJoCo's when
-    ``max_vertices`` is well above 4.
+    ``max_vertices`` (MuJoCo's ``maxhullvert``; ``-1`` = unlimited, otherwise at least 4) is
+    qhull's ``Q9 TA<n>`` when SciPy is installed. Without SciPy the numpy quickhull mimics it:
+    starting from qhull's initial simplex, repeatedly add the point farthest outside any facet,
+    and stop once the hull has that many vertices -- only an approximation of qhull's choice of
+    points, so the truncated hull can differ from MuJoCo's when ``max_vertices`` is above 4.
 
     Raises :class:`ValueError` for fewer than 4 points, non-finite coordinates, or
     co-located, collinear or coplanar point sets (MuJoCo refuses these before calling qhull).
@@ -40,10 +41,39 @@ def convex_hull(points: np.ndarray, *, max_vertices: int = -1) -> np.ndarray:
     first = np.sort(first)
     upts = pts[first]
     tol = _refuse_degenerate(upts)
-    hull = _Quickhull(upts, tol)
-    hull.start(_initial_simplex(upts, tol))
-    hull.grow(max_vertices)
-    return first[hull.faces_alive()]
+    faces = _qhull_faces(upts, max_vertices)
+    if faces is None:  # SciPy is not installed: the numpy quickhull
+        hull = _Quickhull(upts, tol)
+        hull.start(_initial_simplex(upts, tol))
+        hull.grow(max_vertices)
+        faces = hull.faces_alive()
+    return first[faces]
+
+
+def qhull_options(max_vertices: int) -> str:
+    """The qhull options MuJoCo gives (``mjCMesh::MakeGraph``): triangulated output (``Qt``) and,
+    with ``maxhullvert`` set, ``Q9 TA<n>``: always add the furthest of the furthest points, and stop
+    after adding n = maxhullvert - 4 points to the initial simplex. (MuJoCo's published sources show
+    ``Qt TA<n>``; the ``mujoco`` 4.0 package picks the points of ``Q9``, measured.)"""
+    return "Qt" if max_vertices == -1 else f"Qt Q9 TA{max_vertices - 4}"
+
+
+def _qhull_faces(upts: np.ndarray, max_vertices: int) -> np.ndarray | None:
+    """The hull qhull makes (SciPy's ``ConvexHull`` with MuJoCo's options, replacing SciPy's
+    defaults), its triangles wound outward; None when SciPy is not installed or qhull fails."""
+    try:
+        from scipy.spatial import ConvexHull
+    except ImportError:
+        return None
+    try:
+        hull = ConvexHull(upts, qhull_options=qhull_options(max_vertices))
+    except Exception:  # a QhullError (precision trouble): the numpy hull decides  # noqa: BLE001
+        return None
+    faces = np.asarray(hull.simplices, dtype=np.int64).copy()
+    a, b, c = upts[faces[:, 0]], upts[faces[:, 1]], upts[faces[:, 2]]
+    inward = np.einsum("ij,ij->i", np.cross(b - a, c - a), hull.equations[:, :3]) < 0
+    faces[inward] = faces[inward][:, [0, 2, 1]]
+    return faces
 
 
 def _checked_points(points: np.ndarray, max_vertices: int) -> np.ndarray:

@@ -12,7 +12,7 @@ for all of it; the pieces live in their own modules:
   ``boundinertia``, ``balanceinertia``, ``settotalmass``);
 * `mesh_processing`: :func:`process_mesh` (``mjCMesh::Process``), :func:`mesh_mass_properties`,
   :func:`mesh_geom_pose` and :func:`fit_primitive_to_mesh` (``mjCMesh::FitGeom``);
-* `hull`: :func:`convex_hull`, the quickhull standing in for qhull;
+* `hull`: :func:`convex_hull`, qhull through SciPy with MuJoCo's options (a numpy quickhull without SciPy);
 * `meshfiles`: :func:`load_mesh_file`, MuJoCo's STL / OBJ / MSH readers, and the typed
   :class:`MeshFileError` family;
 * `mujoco_math`: the replicas of MuJoCo's numerical helpers (:func:`quat_to_mat`,
