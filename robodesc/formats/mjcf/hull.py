@@ -62,7 +62,7 @@ def _qhull_faces(upts: np.ndarray, max_vertices: int) -> np.ndarray | None:
     """The hull qhull makes (SciPy's ``ConvexHull`` with MuJoCo's options, replacing SciPy's
     defaults), its triangles wound outward; None when SciPy is not installed or qhull fails."""
     try:
-        from scipy.spatial import ConvexHull
+        from scipy.spatial import ConvexHull  # type: ignore[import-untyped]
     except ImportError:
         return None
     try:
