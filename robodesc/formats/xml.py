@@ -11,7 +11,7 @@ little to build. Line numbers and element paths are needed only when something i
 a `Document` works them out on first request (one more expat pass over the same bytes).
 
 Two things that TinyXML2 reads and a strict parser refuses are read as TinyXML2 reads them (see
-docs/architecture.md, "XML as the reference parsers read it"): white space before the `<?xml ...?>`
+docs/getting-started.md, "XML as the reference parsers read it"): white space before the `<?xml ...?>`
 declaration, and `--` inside a comment, which ends at the first `-->`. `_as_tinyxml2_reads` mends
 them in the bytes before expat sees them, keeping every line and column where it was.
 """
