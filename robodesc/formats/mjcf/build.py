@@ -35,6 +35,7 @@ from .records import (
     GeomSpec,
     HfieldAsset,
     JointSpec,
+    KeyframeSpec,
     MeshShape,
     ModelSpec,
     SiteSpec,
@@ -53,28 +54,30 @@ def build_model(spec: ModelSpec) -> Model:
     world = spec.world
     model.bodies["world"] = Body(name="world", location=world.location)
     joints: list[Joint] = []  # in document order: MuJoCo's qpos order
-    _add_items(model, world, joints)
+    trails: list[tuple] = []  # of each of `joints` (JointSpec.trail)
+    _add_items(model, world, joints, trails)
     model.constraints.extend(_constraint(equality) for equality in spec.equalities)
     model.actuators.extend(_actuator(actuator) for actuator in spec.actuators)
     for keyframe in spec.keyframes:
-        model.configurations[keyframe.name] = _configuration(joints, keyframe.qpos)
+        model.configurations[keyframe.name] = _configuration(joints, trails, keyframe)
     model.extras.extend(spec.extras)
     model.diagnostics.extend(spec.diagnostics)
     return model
 
 
-def _add_items(model: Model, spec: BodySpec, joints: list[Joint]) -> None:
+def _add_items(model: Model, spec: BodySpec, joints: list[Joint], trails: list[tuple]) -> None:
     """What body `spec` holds, in document order, into the model (child bodies with what they hold)."""
     body = model.bodies[spec.name]
     for item in spec.items:
         if isinstance(item, BodySpec):
             model.bodies[item.name] = Body(name=item.name, parent=spec.name, pose=item.pose, location=item.location)
-            _add_items(model, item, joints)
+            _add_items(model, item, joints, trails)
         elif isinstance(item, JointSpec):
             joint = _joint(item, body)
             model.joints[item.name] = joint
             body.joints = (*body.joints, item.name)
             joints.append(joint)
+            trails.append(item.trail)
         elif isinstance(item, GeomSpec):
             _add_shape(body, item)
         elif isinstance(item, SiteSpec):
@@ -250,21 +253,24 @@ def _actuator(spec: ActuatorSpec) -> Actuator:
     )
 
 
-def _configuration(joints: list[Joint], qpos: list[float]) -> dict[str, Any]:
-    """A keyframe's joint values: qpos, completed with the joints' references (MuJoCo's qpos0)."""
-    sizes = [j.dof for j in joints]
-    reference = (
-        np.concatenate([np.atleast_1d(np.asarray(j.reference, dtype=float)) for j in joints]) if joints else np.zeros(0)
-    )
-    full = reference.copy()
-    full[: len(qpos)] = qpos
+def _configuration(joints: list[Joint], trails: list[tuple], keyframe: KeyframeSpec) -> dict[str, Any]:
+    """A keyframe's value of every joint, unnamed ones included (under their generated names): its
+    qpos (or, for a keyframe an attached file brought, the values it gives its joints), completed
+    with the joints' references (MuJoCo's qpos0)."""
+    references = [np.atleast_1d(np.asarray(j.reference, dtype=float)) for j in joints]
+    full = np.concatenate(references) if joints else np.zeros(0)
+    full[: len(keyframe.qpos)] = keyframe.qpos
+    given = keyframe.values or {}
     values: dict[str, Any] = {}
     start = 0
-    for joint, size in zip(joints, sizes):
-        chunk = full[start : start + size]
+    for joint, trail, reference in zip(joints, trails, references):
+        size = len(reference)
+        chunk = full[start : start + size].copy()
         start += size
-        if not joint.name.startswith("<unnamed"):
-            values[joint.name] = float(chunk[0]) if size == 1 else chunk.copy()
+        if trail in given:
+            written = given[trail][:size]
+            chunk[: len(written)] = written
+        values[joint.name] = float(chunk[0]) if size == 1 else chunk
     return values
 
 

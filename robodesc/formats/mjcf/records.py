@@ -92,6 +92,9 @@ class JointSpec:
     armature: float
     attributes: dict[str, str]  # as in force (defaults applied), without name and class
     location: Location
+    #: where the joint came from: the ids of the <attach> and (<replicate>, copy) it was read through,
+    #: then of its element; an attached file's keyframes name their joints by it (spec.py)
+    trail: tuple = ()
 
 
 @dataclass
@@ -192,8 +195,14 @@ class ActuatorSpec:
 
 @dataclass
 class KeyframeSpec:
+    """A ``<key>``: of the main file, its `qpos` in the model's qpos order; of an attached file,
+    `values`, the numbers of each joint it gives (by `JointSpec.trail`), since its qpos is in the
+    order of that file's joints. MuJoCo completes both with qpos0 (the joints' references)."""
+
     name: str
-    qpos: list[float]  # at most the model's qpos size (MuJoCo completes it with qpos0)
+    qpos: list[float]  # at most the model's qpos size
+    values: dict[tuple, list[float]] | None = None  # an attached keyframe's, per joint trail
+    location: Location | None = None
 
 
 @dataclass
@@ -208,6 +217,7 @@ class ModelSpec:
     equalities: list[EqualitySpec] = field(default_factory=list)
     actuators: list[ActuatorSpec] = field(default_factory=list)
     keyframes: list[KeyframeSpec] = field(default_factory=list)
+    attached_keys: list[KeyframeSpec] = field(default_factory=list)  # of attached files, in attach order
     extras: list[Extra] = field(default_factory=list)  # model-level elements kept as written
     diagnostics: list[Diagnostic] = field(default_factory=list)
     referenced: set[str | None] = field(default_factory=set)  # names the model's sections use (for fusestatic)

@@ -19,7 +19,14 @@ import os
 import numpy as np
 
 from ...core.diagnostics import Severity
-from ...core.errors import CyclicInclude, InvalidValue, UnresolvedReference, did_you_mean
+from ...core.errors import (
+    CyclicInclude,
+    DuplicateName,
+    InvalidValue,
+    MissingAttribute,
+    UnresolvedReference,
+    did_you_mean,
+)
 from ...core.transforms import IDENTITY, euler_to_quat, make_pose, quat_to_matrix
 from ..xml import Document, Element
 from .attributes import Attributes
@@ -46,6 +53,8 @@ _MODEL_EXTRAS = {"option", "size", "visual", "statistic", "custom", "contact", "
 _REFERRING_SECTIONS = ("sensor", "equality", "actuator", "contact", "tendon", "keyframe", "custom")
 #: How many qpos numbers each joint type has.
 _QPOS_SIZE = {"free": 7, "ball": 4, "slide": 1, "hinge": 1}
+#: How many degrees of freedom each joint type has.
+_DOFS = {"free": 6, "ball": 3, "slide": 1, "hinge": 1}
 
 
 def read_spec(state: LoadState, document: Document) -> ModelSpec:
@@ -53,6 +62,7 @@ def read_spec(state: LoadState, document: Document) -> ModelSpec:
     root = document.root
     name = root.get("model", "MuJoCo Model")
     main = prepare_file(state, document)
+    state.prepared_main = main
     read = Attributes(state, main)
     world = BodySpec("world", IDENTITY.copy(), None, read.where(root))
     spec = ModelSpec(name=name, source=state.context.source, compiler=main.compiler, world=world)
@@ -70,6 +80,8 @@ def read_spec(state: LoadState, document: Document) -> ModelSpec:
             walker.keyframes(child)
         elif tag in _MODEL_EXTRAS:
             spec.extras.append(read.extra(child, None))
+    spec.keyframes.extend(spec.attached_keys)  # MuJoCo: the file's own keyframes, then attached ones
+    _name_keyframes(spec.keyframes)
     if spec.compiler.fusestatic:
         spec.referenced = {
             value
@@ -91,6 +103,11 @@ class _Walker:
         self.read = read
         self.spec = spec
         self.copies = copies  # product of the counts of enclosing <replicate>s
+        #: ids of the <attach>es and (<replicate>, copy)s being read through (see JointSpec.trail)
+        self.trail: tuple = ()
+        #: a self-attachment copies what is read before it: the walk ends at this <attach>
+        self.stop: Element | None = None
+        self.stopped = False
 
     def adopt(self, scope: FileScope) -> None:
         """A newly prepared file's named materials and kept assets join the model."""
@@ -103,6 +120,9 @@ class _Walker:
         `parent` names the body's parent."""
         read, items = self.read, body.items
         for child in list(element):
+            if self.stopped or child is self.stop:
+                self.stopped = True
+                return
             tag = child.tag
             if tag == "body":
                 items.append(self.body(child, body.name, frame, active))
@@ -124,14 +144,16 @@ class _Walker:
                     construct=tag,
                     suggestion="put the joint in a <body>",
                 )
-                items.append(read_joint(read, child, frame, active))
+                joint = read_joint(read, child, frame, active)
+                joint.trail = (*self.trail, id(child))
+                items.append(joint)
             elif tag == "inertial":
                 if body.name != "world":
                     body.inertial = read_inertial(read, child)
             elif tag == "replicate":
                 self.replicate(child, body, parent, frame, active)
             elif tag == "attach":
-                items.append(self.attach(child, body.name, frame))
+                self.attach(child, body, parent, frame)
             elif tag in ("camera", "light"):
                 extra = read.extra(child, body.name)
                 extra.attributes = dict(read.defaulted(child, active))
@@ -172,6 +194,7 @@ class _Walker:
                 "a free joint must be the only joint of its body",
                 construct=name,
             )
+        _check_joint_sequence(read, element, name, kinds)
         return body
 
     def replicate(self, element: Element, body: BodySpec, parent: str, frame: np.ndarray, active: str | None) -> None:
@@ -210,66 +233,184 @@ class _Walker:
                 construct="replicate/@count",
                 suggestion="lower the count (of this replicate or of those around it)",
             )
-        outer, outer_copies = read.suffix, self.copies
+        outer, outer_copies, outer_trail = read.suffix, self.copies, self.trail
         placement = IDENTITY
         try:
             self.copies = copies
             for index in range(count):
                 read.suffix = f"{sep}{index:0{width}d}{outer}"
+                self.trail = (*outer_trail, (id(element), index))
                 self.children(element, body, parent, frame @ placement, active)
                 placement = placement @ step
         finally:
-            read.suffix, self.copies = outer, outer_copies
+            read.suffix, self.copies, self.trail = outer, outer_copies, outer_trail
 
-    def attach(self, element: Element, parent: str, frame: np.ndarray) -> BodySpec:
-        """<attach model body prefix>: graft a body subtree of an <asset><model> file, names prefixed.
+    def attach(self, element: Element, body: BodySpec, parent: str, frame: np.ndarray) -> None:
+        """<attach model body|frame prefix>: graft a body subtree, the contents of a ``<frame>``, or
+        (neither given) the whole ``<worldbody>`` of an ``<asset><model>`` file, names prefixed.
+        Without `model` the source is this file itself (MuJoCo's self-attachment: of what is read
+        before the attach).
 
-        The sub-model is read with its own compiler settings and default classes; the grafted body
-        keeps its pose relative to its old parent, now relative to the attachment point.
+        A sub-model is read with its own compiler settings and default classes; what is grafted
+        keeps its pose relative to its old parent (a frame's own pose included), now relative to the
+        attachment point. The sub-model's keyframes join the model's, renamed with the prefix.
         """
         read = self.read
         state = read.state
         attrs = element.attrib
-        model_name, body_name = attrs.get("model"), attrs.get("body")
-        submodels = read.scope.submodels
-        source = submodels.get(model_name) if model_name is not None else None
-        if source is None:
-            raise read.error(
-                UnresolvedReference,
-                element,
-                f"unknown model {model_name!r} in attach",
-                construct=model_name,
-                suggestion=did_you_mean(model_name or "", submodels)
-                or "declare it as <asset><model name=... file=...>",
-            )
-        key = (source.source or model_name or "", body_name)
-        if key in state.attaching:
+        model_name, body_name, frame_name = attrs.get("model"), attrs.get("body"), attrs.get("frame")
+        read.require(
+            "prefix" in attrs,
+            MissingAttribute,
+            element,
+            "required attribute missing: 'prefix'",
+            construct="attach/@prefix",
+            suggestion='add prefix="..." (it is put before every attached name)',
+        )
+        if model_name is None:
+            scope: FileScope = read.scope
+            source = scope.document
+        else:
+            submodels = read.scope.submodels
+            found = submodels.get(model_name)
+            if found is None:
+                raise read.error(
+                    UnresolvedReference,
+                    element,
+                    f"unknown model {model_name!r} in attach",
+                    construct=model_name,
+                    suggestion=did_you_mean(model_name, submodels) or "declare it as <asset><model name=... file=...>",
+                )
+            source = found
+        what = f"frame {frame_name!r}" if frame_name is not None else f"body {body_name!r}" if body_name else "model"
+        key = (source.source or model_name or "", what)
+        if model_name is not None and key in state.attaching:
             chain = " -> ".join(f"{os.path.basename(f)}:{b}" for f, b in [*state.attaching, key])
             raise read.error(
                 CyclicInclude,
                 element,
-                f"attaching body {body_name!r} of model {model_name!r} attaches it again, without end: {chain}",
+                f"attaching {what} of model {model_name!r} attaches it again, without end: {chain}",
                 construct=model_name,
                 suggestion="a sub-model cannot attach a body it is itself attached from",
             )
         prefix = read.prefix + attrs.get("prefix", "")
-        # keyed by the parsed file, not by the asset name: two files may each name a sub-model "arm"
+        if model_name is not None:
+            # keyed by the parsed file, not by the asset name: two files may each name a sub-model "arm"
+            scope = self.scope_of(source, prefix)
+        root = scope.document.root
+        stop = element if model_name is None else None
+        target = _attach_target(read, element, root, body_name, frame_name, stop, model_name)
+        walker = _Walker(Attributes(state, scope, prefix, read.suffix), self.spec, self.copies)
+        walker.trail = (*self.trail, id(element))
+        walker.stop = stop
+        if model_name is not None and not state.attaching and id(element) not in state.attached:
+            state.attached.add(id(element))  # a replicated attach brings its keyframes once, for copy 0
+            self.spec.attached_keys.extend(walker.file_keyframes(root))
+        state.attaching.append(key)
+        try:
+            if target is None:  # the whole model
+                for worldbody in children(root, "worldbody"):
+                    walker.children(worldbody, body, parent, frame, None)
+            elif target.tag == "body":
+                body.items.append(walker.body(target, body.name, frame, _childclass_above(root, target)))
+            else:
+                above = _childclass_above(root, target)
+                placed = frame @ read.pose(target, target.attrib)
+                walker.children(target, body, parent, placed, target.get("childclass", above))
+        finally:
+            state.attaching.pop()
+
+    def scope_of(self, source: Document, prefix: str) -> FileScope:
+        """The prepared scope of a sub-model file (prepared once per load, its assets adopted then)."""
+        state = self.read.state
         scope = state.prepared.get(id(source))
         if scope is None:  # compiler, defaults and assets of a sub-model are read once per load
             scope = state.prepared[id(source)] = prepare_file(state, source, prefix)
             self.adopt(scope)
+            _note_option_conflicts(self.read, scope)
+        return scope
+
+    # -- an attached file's keyframes ---------------------------------------------------------------
+    def file_keyframes(self, root: Element) -> list[KeyframeSpec]:
+        """The keyframes of the file of this walker (an attached one) as MuJoCo attaches them: its own,
+        then those of the files it attaches, each naming its joints by their trail (its qpos is in
+        the order of that file's own joints); names get the prefix."""
+        read = self.read
+        slots, nested = self._layout(root)
+        total = sum(size for _, size in slots)
+        keys: list[KeyframeSpec] = []
+        for keyframe in children(root, "keyframe"):
+            for key in keyframe:
+                qpos = read.floats(key, key.attrib, "qpos", None, [])
+                name = read.prefix + key.get("name", "")
+                _check_qpos_size(read, key, name, len(qpos), total)
+                values: dict[tuple, list[float]] = {}
+                start = 0
+                for trail, size in slots:
+                    if start >= len(qpos):
+                        break
+                    values[trail] = list(qpos[start : start + size])
+                    start += size
+                keys.append(KeyframeSpec(name, [], values, read.where(key)))
+                self.spec.extras.append(read.extra(key, None))
+        for walker, nested_root in nested:
+            keys.extend(walker.file_keyframes(nested_root))
+        return keys
+
+    def _layout(self, root: Element) -> tuple[list[tuple[tuple, int]], list[tuple[_Walker, Element]]]:
+        """The joints of this walker's whole file in its qpos order, as (trail, qpos size), and the
+        files it attaches (first copies only), each with a walker placed as the body walk places it."""
+        slots: list[tuple[tuple, int]] = []
+        nested: list[tuple[_Walker, Element]] = []
+        seen: set[int] = set()
+        # (element, whether it is read itself or its children, trail, childclass in force, walker reading
+        # it); an explicit stack, popped in document order
+        stack: list[tuple[Element, bool, tuple, str | None, _Walker]] = [
+            (worldbody, False, self.trail, None, self) for worldbody in reversed(list(children(root, "worldbody")))
+        ]
+        while stack:
+            element, itself, trail, active, walker = stack.pop()
+            reader, pending = walker.read, []
+            for child in [element] if itself else element:
+                tag = child.tag
+                if tag in ("joint", "freejoint"):
+                    attrs = child.attrib if tag == "freejoint" else reader.defaulted(child, active)
+                    kind = "free" if tag == "freejoint" else attrs.get("type", "hinge")
+                    slots.append(((*trail, id(child)), _QPOS_SIZE.get(kind, 1)))
+                elif tag in ("body", "frame"):
+                    pending.append((child, False, trail, child.get("childclass", active), walker))
+                elif tag == "replicate":
+                    count = reader.integer(child, child.attrib, "count", 0)
+                    pending.extend((child, False, (*trail, (id(child), i)), active, walker) for i in range(count))
+                elif tag == "attach" and child.get("model") is not None:
+                    pending.extend(self._nested(walker, child, trail, seen, nested))
+            stack.extend(reversed(pending))
+        return slots, nested
+
+    def _nested(
+        self, walker: _Walker, element: Element, trail: tuple, seen: set[int], nested: list[tuple[_Walker, Element]]
+    ) -> list[tuple[Element, bool, tuple, str | None, _Walker]]:
+        """What the layout reads of a file attached inside an attached file; its keyframes once."""
+        reader = walker.read
+        source = reader.scope.submodels.get(element.get("model", ""))
+        if source is None:
+            return []  # refused where the body walk meets it
+        prefix = reader.prefix + element.get("prefix", "")
+        scope = self.scope_of(source, prefix)
+        inner = _Walker(Attributes(reader.state, scope, prefix), self.spec)
+        inner.trail = (*trail, id(element))
         root = scope.document.root
-        target = next((b for b in root.iter("body") if b.get("name") == body_name), None)
+        if id(element) not in seen:
+            seen.add(id(element))
+            nested.append((inner, root))
+        body, frame = element.get("body"), element.get("frame")
+        target = _attach_target(reader, element, root, body, frame, None, element.get("model"))
         if target is None:
-            raise read.error(
-                UnresolvedReference, element, f"model {model_name!r} has no body {body_name!r}", construct=body_name
-            )
-        walker = _Walker(Attributes(state, scope, prefix, read.suffix), self.spec, self.copies)
-        state.attaching.append(key)
-        try:
-            return walker.body(target, parent, frame, _childclass_above(root, target))
-        finally:
-            state.attaching.pop()
+            return [(w, False, inner.trail, None, inner) for w in children(root, "worldbody")]
+        above = _childclass_above(root, target)
+        if target.tag == "frame":
+            return [(target, False, inner.trail, target.get("childclass", above), inner)]
+        return [(target, True, inner.trail, above, inner)]
 
     # -- model-level sections ---------------------------------------------------------------
     def equalities(self, element: Element) -> None:
@@ -293,23 +434,73 @@ class _Walker:
             self.spec.actuators.append(ActuatorSpec(child.tag, attrs, gear, read.where(child)))
 
     def keyframes(self, element: Element) -> None:
-        """Keyframes become named configurations. As in MuJoCo, a qpos shorter than the model's is
-        completed (by the build stage) with the joints' reference values; a longer one is an error."""
+        """The main file's keyframes become named configurations. As in MuJoCo, a qpos shorter than the
+        model's is completed (by the build stage) with the joints' reference values; a longer one is
+        an error. Its qpos covers every joint, those attached from other files too."""
         read, spec = self.read, self.spec
         size = sum(_QPOS_SIZE[joint.kind] for joint in _joints(spec.world))
-        for index, key in enumerate(element):
+        for key in element:
             qpos = read.floats(key, key.attrib, "qpos", None, [])
-            name = key.get("name") or f"key{index}"
-            if len(qpos) > size:
-                raise read.error(
-                    InvalidValue,
-                    key,
-                    f"keyframe {name!r}: invalid qpos size, expected at most {size}, got {len(qpos)}",
-                    construct="key/@qpos",
-                    suggestion="give one value per joint coordinate, in the order the joints appear",
-                )
-            spec.keyframes.append(KeyframeSpec(name, qpos))
+            name = key.get("name", "")
+            _check_qpos_size(read, key, name, len(qpos), size)
+            spec.keyframes.append(KeyframeSpec(name, qpos, None, read.where(key)))
             spec.extras.append(read.extra(key, None))
+
+
+def _check_joint_sequence(read: Attributes, element: Element, name: str, kinds: list[str]) -> None:
+    """MuJoCo's rules for several joints in one body: at most 6 degrees of freedom, and no hinge or
+    ball after a ball joint (a slide may follow it)."""
+    read.require(
+        sum(_DOFS[kind] for kind in kinds) <= 6,
+        InvalidValue,
+        element,
+        f"more than 6 dofs in body {name!r}",
+        construct=name,
+        suggestion="split the joints over nested bodies",
+    )
+    after_ball = kinds[kinds.index("ball") + 1 :] if "ball" in kinds else []
+    read.require(
+        not any(kind in ("ball", "hinge") for kind in after_ball),
+        InvalidValue,
+        element,
+        f"ball followed by rotation in body {name!r}",
+        construct=name,
+        suggestion="put the hinge before the ball joint, or in a body of its own",
+    )
+
+
+def _check_qpos_size(read: Attributes, key: Element, name: str, given: int, size: int) -> None:
+    """MuJoCo's rule: a keyframe's qpos has at most the model's (or its file's) qpos size."""
+    if given > size:
+        raise read.error(
+            InvalidValue,
+            key,
+            f"keyframe {name!r}: invalid qpos size, expected at most {size}, got {given}",
+            construct="key/@qpos",
+            suggestion="give one value per joint coordinate, in the order the joints appear",
+        )
+
+
+def _name_keyframes(keyframes: list[KeyframeSpec]) -> None:
+    """Names as MuJoCo's: a repeated name is an error; an unnamed keyframe (MuJoCo's "") is called
+    ``key<N>``, N its index among all of them (MuJoCo's key id), unless a named one is called so."""
+    taken: set[str] = set()
+    for keyframe in keyframes:
+        if keyframe.name:
+            location = keyframe.location
+            if keyframe.name in taken and location is not None:
+                raise DuplicateName(
+                    f"repeated name {keyframe.name!r} in key",
+                    location=location,
+                    construct=keyframe.name,
+                    suggestion="give each keyframe its own name (an attached model's keyframes get the attach prefix)",
+                )
+            taken.add(keyframe.name)
+    for index, keyframe in enumerate(keyframes):
+        if not keyframe.name:
+            name = f"key{index}"
+            keyframe.name = name if name not in taken else f"<unnamed key {index}>"
+            taken.add(keyframe.name)
 
 
 def _joints(body: BodySpec) -> list[JointSpec]:
@@ -321,6 +512,97 @@ def _joints(body: BodySpec) -> list[JointSpec]:
         elif isinstance(item, BodySpec):
             found.extend(_joints(item))
     return found
+
+
+def _attach_target(
+    read: Attributes,
+    element: Element,
+    root: Element,
+    body: str | None,
+    frame: str | None,
+    stop: Element | None,
+    model: str | None,
+) -> Element | None:
+    """What an <attach> grafts: the named body or frame of the source file (for a self-attachment,
+    one read before the attach, as MuJoCo finds it), or None for the whole model."""
+    if body is None and frame is None:
+        read.require(
+            model is not None,
+            MissingAttribute,
+            element,
+            "an attach without model needs a body or a frame of this file",
+            construct="attach/@model",
+            suggestion='add model="..." or body="..."',
+        )
+        return None
+    tag, name = ("body", body) if body is not None else ("frame", frame)
+    for candidate in root.iter():
+        if candidate is stop:
+            break
+        if candidate.tag == tag and candidate.get("name") == name:
+            return candidate
+    where = "in the current model for self-attachment" if model is None else f"in model asset {model!r}"
+    raise read.error(
+        UnresolvedReference,
+        element,
+        f"could not find {tag} {name!r} {where}",
+        construct=name,
+        suggestion="a self-attachment copies a body or frame written before it" if model is None else None,
+    )
+
+
+#: MuJoCo 4.0's <option> values (attribute -> default as MuJoCo prints it) that an attached model
+#: may not change: the parent's value is kept, with a warning.
+_OPTION_DEFAULTS = {
+    "timestep": "0.002", "impratio": "1", "tolerance": "1e-08", "ls_tolerance": "0.01",
+    "noslip_tolerance": "1e-06", "ccd_tolerance": "1e-06", "gravity": "0 0 -9.81", "wind": "0 0 0",
+    "magnetic": "0 -0.5 0", "density": "0", "viscosity": "0", "o_margin": "0", "o_solref": "0.02 1",
+    "o_solimp": "0.9 0.95 0.001 0.5 2", "o_friction": "1 1 0.005 0.0001 0.0001", "integrator": "Euler",
+    "cone": "pyramidal", "jacobian": "auto", "solver": "Newton", "iterations": "100", "ls_iterations": "50",
+    "noslip_iterations": "0", "ccd_iterations": "35", "sdf_iterations": "10", "sdf_initpoints": "40",
+}  # fmt: skip
+
+
+def _option_values(read: Attributes, root: Element) -> dict[str, tuple[str, bool]]:
+    """A file's <option> values in force: attribute -> (value as written, whether written)."""
+    values = {name: (default, False) for name, default in _OPTION_DEFAULTS.items()}
+    for option in children(root, "option"):
+        for name, text in option.attrib.items():
+            if name in _OPTION_DEFAULTS and text.strip():
+                values[name] = (text, True)
+    return values
+
+
+def _same_option(first: str, second: str) -> bool:
+    try:
+        return [float(v) for v in first.split()] == [float(v) for v in second.split()]
+    except ValueError:
+        return first.strip() == second.strip()
+
+
+def _note_option_conflicts(read: Attributes, scope: FileScope) -> None:
+    """MuJoCo's attach conflicts: an attached file whose <option> sets a value the parent has
+    otherwise keeps the parent's, with a warning (what MuJoCo prints), located at the child's <option>."""
+    main = read.state.prepared_main
+    if main is None:
+        return
+    parent = _option_values(read, main.document.root)
+    child_root = scope.document.root
+    options = list(children(child_root, "option"))
+    for name, (value, written) in _option_values(read, child_root).items():
+        mine, mine_written = parent[name]
+        if written and not _same_option(value, mine):
+            option = next(o for o in reversed(options) if o.get(name, "").strip())
+            model = child_root.get("model", "MuJoCo Model")
+            into = main.document.root.get("model")
+            read.state.diagnose(
+                Severity.WARNING,
+                "attach-conflict",
+                f"attach conflict when attaching {model!r}{f' to {into!r}' if into else ''}: {name}: parent has {mine}"
+                f"{'' if mine_written else ' (default)'}, child has {value}, keeping parent value",
+                Attributes(read.state, scope).where(option),
+                f"set {name} in the parent model's <option>, or give both the same value",
+            )
 
 
 def _childclass_above(root: Element, target: Element) -> str | None:
