@@ -106,29 +106,32 @@ def _read_joint_axis_and_dynamics(
 
 
 def _limited(read: Attributes, element: Element, attrs: dict[str, str], kind: str) -> bool:
-    """MuJoCo's rule: limited="auto" means "has a range (lower < upper)" when autolimits is on,
-    and is an error when it is off and a range is written."""
+    """Whether the joint is limited, by MuJoCo's rules, on the values in force (its own or its
+    class's): ``limited="auto"`` (or absent) means lower < upper when autolimits is on, and with
+    autolimits off is an error when the range is not 0 0 (MuJoCo's default range); a limited ball
+    joint needs range[0] = 0 (its upper bound is any number), a limited hinge or slide lower < upper.
+    An unlimited joint's range is never checked: a ball joint may inherit a hinge's range."""
     value = attrs.get("limited", "auto")
     if value not in ("true", "false", "auto"):
         raise read.error(
             InvalidValue, element, f"limited={value!r} must be true, false or auto", construct=f"{element.tag}/@limited"
         )
-    rng = read.floats(element, attrs, "range", 2, None)
+    low, high = read.floats(element, attrs, "range", 2, [0.0, 0.0])
     if value == "auto":
         read.require(
-            read.scope.compiler.autolimits or rng is None,
+            read.scope.compiler.autolimits or (low == 0 and high == 0),
             InvalidValue,
             element,
             "joint has `range` but not `limited`",
             construct=f"{element.tag}/@range",
             suggestion='set autolimits="true" in <compiler>, or give limited="true" or "false"',
         )
-        limited = rng is not None and rng[0] < rng[1]
+        limited = low < high
     else:
         limited = value == "true"
     if limited and kind == "ball":
         read.require(
-            rng is not None and rng[0] == 0,
+            low == 0,
             InvalidValue,
             element,
             "range[0] should be 0 in ball joint",
@@ -137,7 +140,7 @@ def _limited(read: Attributes, element: Element, attrs: dict[str, str], kind: st
         )
     elif limited:
         read.require(
-            rng is not None and rng[0] < rng[1],
+            low < high,
             InvalidValue,
             element,
             "range[0] should be smaller than range[1] in joint",

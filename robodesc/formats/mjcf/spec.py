@@ -178,6 +178,7 @@ class _Walker:
         names.add(name)
         self.children(element, body, parent, IDENTITY, attrs.get("childclass", active))
         kinds = [item.kind for item in body.items if isinstance(item, JointSpec)]
+        _check_joint_sequence(read, element, name, kinds)
         if "free" in kinds:
             read.require(
                 parent == "world",
@@ -194,7 +195,6 @@ class _Walker:
                 "a free joint must be the only joint of its body",
                 construct=name,
             )
-        _check_joint_sequence(read, element, name, kinds)
         return body
 
     def replicate(self, element: Element, body: BodySpec, parent: str, frame: np.ndarray, active: str | None) -> None:
@@ -315,7 +315,7 @@ class _Walker:
                 body.items.append(walker.body(target, body.name, frame, _childclass_above(root, target)))
             else:
                 above = _childclass_above(root, target)
-                placed = frame @ read.pose(target, target.attrib)
+                placed = frame @ walker.read.pose(target, target.attrib)
                 walker.children(target, body, parent, placed, target.get("childclass", above))
         finally:
             state.attaching.pop()
