@@ -282,17 +282,9 @@ class _Walker:
                     suggestion=did_you_mean(model_name, submodels) or "declare it as <asset><model name=... file=...>",
                 )
             source = found
-        what = f"frame {frame_name!r}" if frame_name is not None else f"body {body_name!r}" if body_name else "model"
-        key = (source.source or model_name or "", what)
-        if model_name is not None and key in state.attaching:
-            chain = " -> ".join(f"{os.path.basename(f)}:{b}" for f, b in [*state.attaching, key])
-            raise read.error(
-                CyclicInclude,
-                element,
-                f"attaching {what} of model {model_name!r} attaches it again, without end: {chain}",
-                construct=model_name,
-                suggestion="a sub-model cannot attach a body it is itself attached from",
-            )
+        key = (source.source or model_name or "", body_name or frame_name or "")
+        if model_name is not None:
+            _check_cycle(read, element, key, state.attaching)
         prefix = read.prefix + attrs.get("prefix", "")
         if model_name is not None:
             # keyed by the parsed file, not by the asset name: two files may each name a sub-model "arm"
@@ -303,11 +295,12 @@ class _Walker:
         walker = _Walker(Attributes(state, scope, prefix, read.suffix), self.spec, self.copies)
         walker.trail = (*self.trail, id(element))
         walker.stop = stop
-        if model_name is not None and not state.attaching and id(element) not in state.attached:
-            state.attached.add(id(element))  # a replicated attach brings its keyframes once, for copy 0
-            self.spec.attached_keys.extend(walker.file_keyframes(root))
+        first = model_name is not None and not state.attaching and id(element) not in state.attached
         state.attaching.append(key)
         try:
+            if first:  # a replicated attach brings its keyframes once, for copy 0
+                state.attached.add(id(element))
+                self.spec.attached_keys.extend(walker.file_keyframes(root))
             if target is None:  # the whole model
                 for worldbody in children(root, "worldbody"):
                     walker.children(worldbody, body, parent, frame, None)
@@ -365,11 +358,13 @@ class _Walker:
         seen: set[int] = set()
         # (element, whether it is read itself or its children, trail, childclass in force, walker reading
         # it); an explicit stack, popped in document order
-        stack: list[tuple[Element, bool, tuple, str | None, _Walker]] = [
-            (worldbody, False, self.trail, None, self) for worldbody in reversed(list(children(root, "worldbody")))
+        chain = tuple(self.read.state.attaching)
+        stack: list[tuple[Element, bool, tuple, str | None, _Walker, tuple]] = [
+            (worldbody, False, self.trail, None, self, chain)
+            for worldbody in reversed(list(children(root, "worldbody")))
         ]
         while stack:
-            element, itself, trail, active, walker = stack.pop()
+            element, itself, trail, active, walker, chain = stack.pop()
             reader, pending = walker.read, []
             for child in [element] if itself else element:
                 tag = child.tag
@@ -378,23 +373,37 @@ class _Walker:
                     kind = "free" if tag == "freejoint" else attrs.get("type", "hinge")
                     slots.append(((*trail, id(child)), _QPOS_SIZE.get(kind, 1)))
                 elif tag in ("body", "frame"):
-                    pending.append((child, False, trail, child.get("childclass", active), walker))
+                    pending.append((child, False, trail, child.get("childclass", active), walker, chain))
                 elif tag == "replicate":
                     count = reader.integer(child, child.attrib, "count", 0)
-                    pending.extend((child, False, (*trail, (id(child), i)), active, walker) for i in range(count))
+                    if len(slots) + count > MAX_REPLICATED:
+                        continue  # the body walk refuses such a replicate
+                    pending.extend(
+                        (child, False, (*trail, (id(child), i)), active, walker, chain) for i in range(count)
+                    )
                 elif tag == "attach" and child.get("model") is not None:
-                    pending.extend(self._nested(walker, child, trail, seen, nested))
+                    pending.extend(self._nested(walker, child, trail, chain, seen, nested))
             stack.extend(reversed(pending))
         return slots, nested
 
     def _nested(
-        self, walker: _Walker, element: Element, trail: tuple, seen: set[int], nested: list[tuple[_Walker, Element]]
-    ) -> list[tuple[Element, bool, tuple, str | None, _Walker]]:
+        self,
+        walker: _Walker,
+        element: Element,
+        trail: tuple,
+        chain: tuple,
+        seen: set[int],
+        nested: list[tuple[_Walker, Element]],
+    ) -> list[tuple[Element, bool, tuple, str | None, _Walker, tuple]]:
         """What the layout reads of a file attached inside an attached file; its keyframes once."""
         reader = walker.read
         source = reader.scope.submodels.get(element.get("model", ""))
         if source is None:
             return []  # refused where the body walk meets it
+        body, frame = element.get("body"), element.get("frame")
+        key = (source.source or element.get("model", ""), body or frame or "")
+        _check_cycle(reader, element, key, list(chain))
+        chain = (*chain, key)
         prefix = reader.prefix + element.get("prefix", "")
         scope = self.scope_of(source, prefix)
         inner = _Walker(Attributes(reader.state, scope, prefix), self.spec)
@@ -403,14 +412,13 @@ class _Walker:
         if id(element) not in seen:
             seen.add(id(element))
             nested.append((inner, root))
-        body, frame = element.get("body"), element.get("frame")
         target = _attach_target(reader, element, root, body, frame, None, element.get("model"))
         if target is None:
-            return [(w, False, inner.trail, None, inner) for w in children(root, "worldbody")]
+            return [(w, False, inner.trail, None, inner, chain) for w in children(root, "worldbody")]
         above = _childclass_above(root, target)
         if target.tag == "frame":
-            return [(target, False, inner.trail, target.get("childclass", above), inner)]
-        return [(target, True, inner.trail, above, inner)]
+            return [(target, False, inner.trail, target.get("childclass", above), inner, chain)]
+        return [(target, True, inner.trail, above, inner, chain)]
 
     # -- model-level sections ---------------------------------------------------------------
     def equalities(self, element: Element) -> None:
@@ -512,6 +520,20 @@ def _joints(body: BodySpec) -> list[JointSpec]:
         elif isinstance(item, BodySpec):
             found.extend(_joints(item))
     return found
+
+
+def _check_cycle(read: Attributes, element: Element, key: tuple[str, str], chain: list[tuple[str, str]]) -> None:
+    """An attach of (file, body or frame) already being attached is a cycle."""
+    if key in chain:
+        names = " -> ".join(f"{os.path.basename(f)}:{b}" for f, b in [*chain, key])
+        model = element.get("model")
+        raise read.error(
+            CyclicInclude,
+            element,
+            f"attaching {key[1]!r} of model {model!r} attaches it again, without end: {names}",
+            construct=model,
+            suggestion="a sub-model cannot attach a body it is itself attached from",
+        )
 
 
 def _attach_target(
