@@ -522,7 +522,7 @@ def _joints(body: BodySpec) -> list[JointSpec]:
     return found
 
 
-def _check_cycle(read: Attributes, element: Element, key: tuple[str, str], chain: list[tuple[str, str]]) -> None:
+def _check_cycle(read: Attributes, element: Element, key: tuple, chain: list) -> None:
     """An attach of (file, body or frame) already being attached is a cycle."""
     if key in chain:
         names = " -> ".join(f"{os.path.basename(f)}:{b}" for f, b in [*chain, key])
