@@ -19,17 +19,8 @@ import pytest
 
 import robodesc
 from robodesc.core.errors import RobodescError
-from robodesc.formats.mjcf import records
 
 mujoco = pytest.importorskip("mujoco")
-
-#: Whether the MJCF spec records tell a ``fullinertia`` from a ``diaginertia`` (`Principal.full`):
-#: MuJoCo tests the principal moments of the former only.
-_KNOWS_FULL = "full" in getattr(records.Principal, "__dataclass_fields__", {})
-_NEEDS_FULL = pytest.mark.xfail(
-    not _KNOWS_FULL, reason="records.Principal has no `full` flag yet (set by elements.read_inertial)", strict=True
-)
-
 
 def _model(body: str, compiler: str = "", extra: str = "", asset: str = "") -> str:
     return (
@@ -260,7 +251,6 @@ def test_inertia_accepted_or_refused_as_mujoco_does(xml: str) -> None:
     _agree(xml)
 
 
-@_NEEDS_FULL
 @pytest.mark.parametrize("xml", list(FULL_REFUSALS.values()), ids=list(FULL_REFUSALS))
 def test_fullinertia_moments_refused_as_mujoco_refuses_them(xml: str) -> None:
     assert isinstance(_mujoco(xml), str)

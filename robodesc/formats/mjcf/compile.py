@@ -168,7 +168,7 @@ def _body_inertia(body: Body, info: _MassBody, c: Compiler) -> None:
             body.inertial = None
         return
     try:
-        if explicit is not None and getattr(explicit, "full", False):  # MuJoCo tests a fullinertia first,
+        if explicit is not None and explicit.full:  # MuJoCo tests a fullinertia first,
             mass_properties.check_principal_moments(explicit.moments, boundinertia=c.boundinertia)  # used or not
         with np.errstate(over="ignore", invalid="ignore"):  # huge parts: refused once all are combined
             # fused static bodies are checked as MuJoCo's fusestatic checks them: boundinertia does not help

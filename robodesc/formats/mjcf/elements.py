@@ -190,7 +190,7 @@ def read_inertial(read: Attributes, element: Element) -> Principal:
         )
     else:
         moments, quat = np.array(diag), read.quat(element, attrs)
-    return Principal(mass[0], np.array(pos), np.asarray(quat, dtype=float), np.asarray(moments))
+    return Principal(mass[0], np.array(pos), np.asarray(quat, dtype=float), np.asarray(moments), full=full is not None)
 
 
 def _required(read: Attributes, element: Element, name: str, count: int, suggestion: str) -> list[float]:

@@ -67,6 +67,7 @@ class Principal:
     pos: np.ndarray
     quat: np.ndarray
     moments: np.ndarray
+    full: bool = False  # written as fullinertia: MuJoCo tests its principal moments, not a diaginertia's
 
     def part(self, pose: np.ndarray) -> MassPart:
         """This inertia as a (mass, pos, quat, moments) part in the frame where the body sits at `pose`."""
