@@ -458,3 +458,25 @@ def test_corpus_converts_to_mjcf_that_mujoco_loads_with_the_same_kinematics(tmp_
           f" robodesc, {len(problems)} failing, {elapsed:.1f} s")  # fmt: skip
     assert results["exact"], "no corpus file was converted"
     assert not problems, "\n".join(problems)
+
+
+def test_a_moving_body_needs_one_welded_body_with_mass_and_inertia_of_its_own():
+    # Two point masses welded to a massless moving link: together they have inertia about every
+    # axis, but MuJoCo 4.0 asks it of one body alone, so the link gets a tiny mass and inertia.
+    urdf = """<robot name="r"><link name="a"/><link name="b"/>
+      <link name="p1"><inertial><origin xyz="0.1 0 0"/><mass value="1"/>
+        <inertia ixx="0" iyy="0" izz="0" ixy="0" ixz="0" iyz="0"/></inertial></link>
+      <link name="p2"><inertial><origin xyz="0 0.1 0"/><mass value="1"/>
+        <inertia ixx="0" iyy="0" izz="0" ixy="0" ixz="0" iyz="0"/></inertial></link>
+      <joint name="j" type="revolute"><parent link="a"/><child link="b"/>
+        <limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
+      <joint name="f1" type="fixed"><parent link="b"/><child link="p1"/></joint>
+      <joint name="f2" type="fixed"><parent link="b"/><child link="p2"/></joint></robot>"""
+    context = robodesc.WriteContext()
+    text = robodesc.dumps(robodesc.loads(urdf, format="urdf"), "mjcf", context=context)
+    assert [loss.construct for loss in context.losses if loss.code == "massless-body"] == ["b"]
+    mujoco.MjModel.from_xml_string(text)  # accepted
+    without = text.replace('mass="1e-06"', 'mass="0"')
+    assert without != text
+    with pytest.raises(ValueError, match="mass and inertia"):
+        mujoco.MjModel.from_xml_string(without)  # what MuJoCo says without the added mass

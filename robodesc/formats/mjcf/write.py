@@ -329,19 +329,18 @@ class _Writer:
         for name, moves in has_joint.items():
             if not moves:
                 continue
-            parts = []
-            stack = [(name, IDENTITY)]
-            while stack:
-                current, pose = stack.pop()
+            # MuJoCo 4.0 accepts a moving body when it, or any one body welded below it (no joint
+            # in between, any depth), has a mass and inertia about every axis on its own; masses of
+            # several welded bodies are not added up
+            enough = False
+            stack = [name]
+            while stack and not enough:
+                current = stack.pop()
                 inertial = model.bodies[current].inertial
-                if inertial is not None and inertial.mass > 0:
-                    rotation = pose[:3, :3]
-                    com = rotation @ np.asarray(inertial.com, dtype=float) + pose[:3, 3]
-                    parts.append((float(inertial.mass), com, rotation @ np.asarray(inertial.inertia) @ rotation.T))
-                for child in children.get(current, ()):
-                    if not has_joint[child]:
-                        stack.append((child, pose @ model.bodies[child].pose))
-            needs[name] = None if _enough(parts) else np.array([TINY_MASS, TINY_INERTIA])
+                if inertial is not None:
+                    enough = _enough(float(inertial.mass), np.asarray(inertial.inertia, dtype=float))
+                stack.extend(child for child in children.get(current, ()) if not has_joint[child])
+            needs[name] = None if enough else np.array([TINY_MASS, TINY_INERTIA])
         return needs
 
     def _inertial(self, body: Body, element: Element, extra: np.ndarray | None) -> None:
@@ -354,8 +353,8 @@ class _Writer:
             tensor = tensor + float(extra[1]) * np.eye(3)
             self.lose(
                 "massless-body",
-                f"body {body.name!r} moves but has (with what is welded to it) no mass or no inertia about some"
-                " axis, which MuJoCo refuses",
+                f"body {body.name!r} moves but neither it nor any one body welded to it has a mass and inertia"
+                " about every axis, which MuJoCo refuses",
                 location=body.location,
                 construct=body.name,
                 instead=f"mass {num(mass)} kg and {num(float(extra[1]))} kg m^2 added to its inertia",
@@ -915,21 +914,13 @@ def _allowed(section: str, tag: str) -> frozenset[str] | None:
     return None if child is None else child.attributes
 
 
-def _enough(parts: list[tuple[float, np.ndarray, np.ndarray]]) -> bool:
-    """MuJoCo's test of a moving body with what is welded to it: mass and inertia above mjMINVAL."""
-    if not parts:
+def _enough(mass: float, inertia: np.ndarray) -> bool:
+    """MuJoCo's test of one body's inertial: a mass, and inertia about every axis, above mjMINVAL."""
+    if mass <= _MINVAL:
         return False
-    mass = sum(p[0] for p in parts)
-    if mass < _MINVAL:
-        return False
-    centre = sum(p[0] * p[1] for p in parts) / mass
-    tensor = np.zeros((3, 3))
-    for m, c, inertia in parts:
-        d = c - centre
-        tensor += inertia + m * (float(d @ d) * np.eye(3) - np.outer(d, d))
-    if not np.isfinite(tensor).all():
-        return True
-    return float(np.linalg.eigvalsh(tensor).min()) >= _MINVAL
+    if not np.isfinite(inertia).all():
+        return True  # refused elsewhere, with its own reason
+    return float(np.linalg.eigvalsh(inertia).min()) > _MINVAL
 
 
 _ANGLE_ATTRIBUTES = ("euler",)
