@@ -11,7 +11,7 @@ import os
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, BinaryIO, Union
 
-from .conversion import Conversion, convert
+from .conversion import Conversion, convert, target_format
 from .core import (
     Actuator,
     Body,
@@ -145,19 +145,8 @@ def dump(model: Model, path: str | os.PathLike, format: str | None = None) -> li
     Mesh references are written relative to the file's folder. Returns what the format could not
     express (see `robodesc.convert` for copying meshes and refusing losses). The file is replaced
     only once the new text is complete."""
-    registry = default_registry()
-    if format is None:
-        lower = os.fspath(path).lower()
-        matches = [
-            n for n, f in registry.formats().items() if f.can_write and any(lower.endswith(e) for e in f.extensions)
-        ]
-        if not matches:
-            raise FormatError(
-                f"no installed format writes files like {os.fspath(path)!r}", suggestion="pass format=NAME"
-            )
-        format = matches[0]
     context = WriteContext(path)
-    text = registry.dumps(model, format, context=context)
+    text = default_registry().dumps(model, target_format(path, format, option="format"), context=context)
     write_whole(os.fspath(path), text.encode("utf-8"))
     return context.losses
 

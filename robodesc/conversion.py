@@ -37,9 +37,10 @@ class Conversion:
     written: list[str] = field(default_factory=list)
 
 
-def target_format(output: str | os.PathLike[str], to: str | None = None) -> str:
+def target_format(output: str | os.PathLike[str], to: str | None = None, option: str = "to") -> str:
     """The format to write `output` in: `to` when given, else the writable format claiming the
-    output's extension (`.xml` is MJCF, MuJoCo's convention)."""
+    output's extension (`.xml` is MJCF, MuJoCo's convention). `option` names the argument that
+    chooses a format in the caller's own terms (`to=` for `convert`, `format=` for `dump`)."""
     registry = default_registry()
     writable = {name: spec for name, spec in registry.formats().items() if spec.can_write}
     if to is not None:
@@ -56,7 +57,7 @@ def target_format(output: str | os.PathLike[str], to: str | None = None) -> str:
         return conventional
     raise FormatError(
         f"cannot tell which format to write {os.fspath(output)!r} in from its extension",
-        suggestion="pass to=NAME (" + ", ".join(sorted(writable)) + ")",
+        suggestion=f"pass {option}=NAME (" + ", ".join(sorted(writable)) + ")",
     )
 
 
