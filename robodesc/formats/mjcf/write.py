@@ -129,6 +129,7 @@ class _Writer:
     def __init__(self, model: Model, context: WriteContext) -> None:
         self.model = model
         self.context = context
+        self.lose = context.lose  # every loss goes straight to the context
         self.is_mjcf = model.format == "mjcf"
         self.parts: list[_Part] = []
         self.written_joints: dict[str, list[str | None]] = {}
@@ -145,17 +146,6 @@ class _Writer:
         self.raw_names: dict[str, set[str]] = {}
 
     # -- losses ---------------------------------------------------------------------------------
-    def lose(
-        self,
-        code: str,
-        message: str,
-        *,
-        location: Location | None = None,
-        construct: str | None = None,
-        instead: str = "nothing",
-    ) -> None:
-        self.context.lose(code, message, location=location, construct=construct, instead=instead)
-
     def lose_grouped(self, code: str, what: str, name: str, instead: str, location: Location | None = None) -> None:
         """Collect one construct of a kind that many constructs of a model share (every velocity
         limit, every fixed joint): reported together, kind by kind, once the model is written."""
