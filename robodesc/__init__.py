@@ -47,6 +47,7 @@ from .core import (
     export_scene,
     update_scene,
 )
+from .core.arguments import path_argument
 from .core.checks import CheckReport
 from .core.diff import DiffEntry, ModelDiff
 from .core.diff import compare as diff
@@ -145,9 +146,10 @@ def dump(model: Model, path: str | os.PathLike, format: str | None = None) -> li
     Mesh references are written relative to the file's folder. Returns what the format could not
     express (see `robodesc.convert` for copying meshes and refusing losses). The file is replaced
     only once the new text is complete."""
+    path = path_argument(path, "path")
     context = WriteContext(path)
     text = default_registry().dumps(model, target_format(path, format, option="format"), context=context)
-    write_whole(os.fspath(path), text.encode("utf-8"))
+    write_whole(path, text.encode("utf-8"))
     return context.losses
 
 

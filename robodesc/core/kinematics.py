@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .errors import ConfigurationError, InvalidTree, UnresolvedReference, did_you_mean
+from .arguments import kind, name_argument
+from .errors import ConfigurationError, InvalidArgument, InvalidTree, UnresolvedReference, did_you_mean
 from .model import JointType
 from .transforms import invert_pose, skew
 
@@ -73,7 +74,7 @@ class Poses(Mapping):
             ) from None
 
     def __contains__(self, name: object) -> bool:
-        return name in self._index
+        return isinstance(name, str) and name in self._index
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._index)
@@ -337,6 +338,7 @@ class Kinematics:
 
     def _slice(self, name: str) -> slice | None:
         """The columns of joint `name`, None for a joint without a value of its own (fixed, mimic)."""
+        name_argument(name, "each key of positions", "a joint name")
         sl = self.layout.get(name)
         if sl is None and name not in self._ignored:
             known = list(self.layout) + list(self._ignored)
@@ -346,6 +348,8 @@ class Kinematics:
     def matrix(self, positions: Mapping[str, Any] | np.ndarray) -> np.ndarray:
         """An (N, nq) configuration matrix from an array or a mapping of per-joint (N,) or (N, k) arrays."""
         if not isinstance(positions, Mapping):
+            if isinstance(positions, np.ndarray) and positions.ndim == 2:
+                self._check_batch_size(positions.shape[0])  # before a conversion to float copies it
             q = _floats(positions, "the configuration array")
             if q.ndim != 2 or q.shape[1] != self.nq:
                 raise ConfigurationError(f"expected an array of shape (N, {self.nq}), got {q.shape}")
@@ -364,6 +368,7 @@ class Kinematics:
                 )
             count = v.shape[0]
             columns.append((sl, v.reshape(count, width)))
+        self._check_batch_size(count or 1)
         q = np.tile(self.reference, (count or 1, 1))
         for sl, v in columns:
             q[:, sl] = v
@@ -381,9 +386,14 @@ class Kinematics:
 
     def forward_batch(self, positions: Mapping[str, Any] | np.ndarray, out: np.ndarray | None = None) -> Poses:
         """Poses at N configurations. `out`, an (N, K, 4, 4) float array, is filled if given."""
+        if out is not None and not isinstance(out, np.ndarray):
+            raise InvalidArgument(f"out must be a numpy array (float64) or None, not {kind(out)}", construct="out")
+        if out is not None and not out.flags.writeable:
+            raise InvalidArgument("out must be a writeable array; this one is read-only", construct="out")
         q = self.matrix(positions)
         shape = (q.shape[0], len(self.names), 4, 4)
         if out is None:
+            self._check_batch_size(q.shape[0])
             out = np.empty(shape)
         elif out.shape != shape or out.dtype != np.float64:
             raise ConfigurationError(f"out must be a float64 array of shape {shape}, not {out.dtype} {out.shape}")
@@ -397,6 +407,21 @@ class Kinematics:
         elif q.shape[0]:
             self._evaluate_rows(q, out, 0, q.shape[0])
         return Poses(self.names, self._index, out, self._frames)
+
+    def _check_batch_size(self, count: int) -> None:
+        """Refuse, before allocating anything, a batch whose poses and configurations would not fit
+        in this machine's memory: numpy would fail late with a bare MemoryError, or the system would
+        start swapping or kill the process part-way through."""
+        needed = count * (len(self.names) * 16 + self.nq + 1) * 8  # poses, configurations (float64)
+        available = _memory_bytes()
+        if available is not None and needed > available:
+            raise ConfigurationError(
+                f"a batch of {count:,} configurations needs {needed / 2**30:,.1f} GiB for its configurations and "
+                f"poses ({len(self.names)} bodies and frames, 4x4 float64 each), more than this machine's "
+                f"{available / 2**30:,.1f} GiB of memory",
+                construct="positions",
+                suggestion="evaluate the configurations in smaller batches, reusing one array with out=",
+            )
 
     def _evaluate_rows(self, q: np.ndarray, out: np.ndarray, start: int, stop: int) -> None:
         """Rows start:stop of a batch, in chunks small enough to stay in cache, reusing one workspace."""
@@ -461,6 +486,14 @@ def _floats(value: Any, what: str) -> np.ndarray:
         return np.asarray(value, dtype=float)
     except (TypeError, ValueError):
         raise ConfigurationError(f"{what} was given {value!r}, which is not made of numbers") from None
+
+
+def _memory_bytes() -> int | None:
+    """The machine's physical memory in bytes, None where the system cannot say."""
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):  # not a POSIX system
+        return None
 
 
 def _cpu_count() -> int:

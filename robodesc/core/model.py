@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .arguments import name_argument
 from .diagnostics import Diagnostic, Severity
 from .errors import Location, UnresolvedReference, did_you_mean
 from .geometry import Material, Shape
@@ -281,6 +282,7 @@ class Model(Record):
 
     def body(self, name: str) -> Body:
         """The body called `name`; an unknown name raises with a 'did you mean'."""
+        name_argument(name, "name", "a body name")
         try:
             return self.bodies[name]
         except KeyError:
@@ -371,6 +373,9 @@ class Model(Record):
 
     def pose(self, name: str, positions: Mapping[str, Any] | None = None, relative_to: str | None = None) -> np.ndarray:
         """Pose of body or frame `name` in the world, or in body/frame `relative_to`."""
+        name_argument(name, "name", "a body or frame name")
+        if relative_to is not None:
+            name_argument(relative_to, "relative_to", "a body or frame name")
         poses = self.forward_kinematics(positions)
         for wanted in (name, relative_to):
             if wanted is not None and wanted not in poses:

@@ -25,6 +25,7 @@ from typing import Any, BinaryIO
 
 import pluggy
 
+from ..core.arguments import kind, name_argument, names_argument, path_argument, paths_argument
 from ..core.checks import CheckReport, check_model, deduplicated, error_diagnostic
 from ..core.diagnostics import Diagnostic
 from ..core.errors import (
@@ -146,7 +147,17 @@ class Registry:
         return info.name in self.disabled or (info.distribution is not None and info.distribution in self.disabled)
 
     def register(self, plugin: Any, name: str | None = None) -> str:
-        """Register a plugin object or module at run time; returns the name it is known by."""
+        """Register a plugin object or module at run time; returns the name it is known by.
+
+        A plugin that implements no robodesc hook (None, a number, hooks without `@hookimpl`) is
+        refused: pluggy would register it and it would silently do nothing."""
+        if plugin is None or isinstance(plugin, (str, bytes, int, float, bool)):
+            raise InvalidArgument(
+                f"plugin must be a module or object with @robodesc.hookimpl functions, not {kind(plugin)}",
+                construct="plugin",
+            )
+        if name is not None:
+            name_argument(name, "name", "a plugin name")
         self._ensure_entry_points()
         with self._lock:
             info = PluginInfo(name=name or "", target=getattr(plugin, "__name__", None) or type(plugin).__name__)
@@ -172,6 +183,14 @@ class Registry:
             raise PluginError(f"plugin {label} is invalid: {exc}", plugin=info.name or None) from None
         if name is None:
             raise PluginError(f"plugin {label} is disabled", plugin=info.name)
+        if not self.pm.get_hookcallers(plugin):
+            self.pm.unregister(plugin)
+            raise InvalidArgument(
+                f"plugin {label} implements no robodesc hook",
+                construct="plugin",
+                suggestion="mark its functions with @robodesc.hookimpl and name them after a hook, "
+                "such as robodesc_formats",
+            )
         info.name = name
         for caller in self.pm.get_hookcallers(plugin) or ():
             info.hooks.append(caller.name)
@@ -184,6 +203,7 @@ class Registry:
         return name
 
     def unregister(self, name: str) -> None:
+        name_argument(name, "name", "a plugin name")
         with self._lock:
             if self.pm.get_plugin(name) is None:
                 raise PluginError(
@@ -312,7 +332,7 @@ class Registry:
     # -- formats -------------------------------------------------------------------------------
     def _excluded(self, names: Iterable[str]) -> frozenset[str]:
         """Registered plugin names for `disable_plugins=` (entry-point or distribution names)."""
-        names = list(names)
+        names = names_argument(names, "disable_plugins", "plugin names")
         if not names:
             return frozenset()
         self._ensure_entry_points()
@@ -356,8 +376,7 @@ class Registry:
         return self._get(name, self._excluded(disable_plugins))
 
     def _get(self, name: str, excluded: frozenset[str]) -> FormatSpec:
-        if not isinstance(name, str):
-            raise InvalidArgument(f"format must be a format name, not {type(name).__name__}")
+        name_argument(name, "format", "a format name")
         table = self._table(excluded)
         spec = table.get(name)
         if spec is not None:
@@ -386,8 +405,11 @@ class Registry:
         context: LoadContext | None = None,
         disable_plugins: Iterable[str] = (),
     ) -> Model:
+        excluded = self._excluded(disable_plugins)  # every argument checked before the file is read
+        if format is not None:
+            name_argument(format, "format", "a format name")
+        search_paths = paths_argument(search_paths, "search_paths")
         source, data = _read_source(path)
-        excluded = self._excluded(disable_plugins)
         spec = self._spec(format, source, data, excluded)
         base_dir = os.path.dirname(os.path.abspath(source)) if source else os.getcwd()
         if context is None:
@@ -403,17 +425,18 @@ class Registry:
         disable_plugins: Iterable[str] = (),
     ) -> Model:
         if isinstance(text, str):
-            data = text.encode("utf-8")
+            data = _utf8(text)
         elif isinstance(text, (bytes, bytearray, memoryview)):
             data = bytes(text)
         else:
             raise InvalidArgument(
-                f"loads() takes the description as str or bytes, not {type(text).__name__}",
+                f"text must be the description as str or bytes, not {kind(text)}",
+                construct="text",
                 suggestion="to read a file, call robodesc.load(path)",
             )
         excluded = self._excluded(disable_plugins)
         spec = self._spec(format, None, data, excluded)
-        base = os.path.abspath(os.fspath(base_dir)) if base_dir is not None else os.getcwd()
+        base = os.path.abspath(path_argument(base_dir, "base_dir")) if base_dir is not None else os.getcwd()
         return self._read(spec, data, self.new_context(None, base, search_paths, excluded), excluded)
 
     def _spec(self, format: str | None, source: str | None, data: bytes, excluded: frozenset[str]) -> FormatSpec:
@@ -428,16 +451,12 @@ class Registry:
         search_paths: Iterable[str | os.PathLike[str]],
         excluded: frozenset[str] = frozenset(),
     ) -> LoadContext:
-        if isinstance(search_paths, (str, bytes)):
-            raise InvalidArgument(
-                "search_paths must be a list of folders, not a single string",
-                suggestion=f"search_paths=[{search_paths!r}]",
-            )
+        folders = paths_argument(search_paths, "search_paths")
         resolve = self._hook("robodesc_resolve_uri", excluded)
         context = LoadContext(
             source=source,
             base_dir=base_dir,
-            search_paths=[os.fspath(p) for p in search_paths],
+            search_paths=folders,
             resolver=lambda uri, ctx: resolve(uri=uri, context=ctx),
         )
         context.load_file = lambda path, format=None: self.load(
@@ -487,6 +506,8 @@ class Registry:
         raises its `PluginCrash`, since a crash says nothing about the file.
         """
         excluded = self._excluded(disable_plugins)
+        if format is not None:
+            name_argument(format, "format", "a format name")
         if isinstance(target, Model):
             model, source = target, target.source
             try:
@@ -494,10 +515,18 @@ class Registry:
             except RobodescError as error:
                 return CheckReport(source, [*model.diagnostics, error_diagnostic(error)], None, strict)
         else:
-            source = os.fspath(target) if isinstance(target, (str, os.PathLike)) else getattr(target, "name", None)
+            if isinstance(target, (str, os.PathLike)):
+                source = path_argument(target, "target")
+            elif callable(getattr(target, "read", None)):
+                source = getattr(target, "name", None)
+            else:
+                raise InvalidArgument(
+                    f"target must be a path (str or pathlib.Path), a binary file object or a Model, not {kind(target)}",
+                    construct="target",
+                )
             try:
                 model = self.load(target, format=format, search_paths=search_paths, disable_plugins=excluded)
-            except PluginCrash:
+            except (PluginCrash, InvalidArgument):  # a plugin's bug or the caller's mistake: not a finding
                 raise
             except RobodescError as error:
                 return CheckReport(source, [error_diagnostic(error)], None, strict)
@@ -515,6 +544,8 @@ class Registry:
     ) -> str:
         """`model` as text in `format`. `context` says where the text will be written (for relative
         mesh references) and collects what the format cannot express; a fresh one when not given."""
+        if not isinstance(model, Model):
+            raise InvalidArgument(f"model must be a robodesc.Model, not {kind(model)}", construct="model")
         excluded = self._excluded(disable_plugins)
         spec = self._get(format, excluded)
         if spec.write is None:
@@ -561,9 +592,7 @@ def _entry_point_info(ep: Any) -> PluginInfo:
 def _read_source(path: Any) -> tuple[str | None, bytes]:
     """(the file's name or None, its bytes) for a path, a `pathlib.Path` or a binary file object."""
     if isinstance(path, (str, os.PathLike)):
-        source = os.fspath(path)
-        if not isinstance(source, str):
-            source = os.fsdecode(source)
+        source = path_argument(path, "path")
         try:
             return source, Path(source).read_bytes()
         except FileNotFoundError:
@@ -577,8 +606,10 @@ def _read_source(path: Any) -> tuple[str | None, bytes]:
     read = getattr(path, "read", None)
     if not callable(read):
         raise InvalidArgument(
-            f"load() takes a path or a binary file object, not {type(path).__name__}",
-            suggestion="pass a str or pathlib.Path, or use robodesc.loads(text) for text in memory",
+            f"path must be a path (str or pathlib.Path) or a binary file object, not {kind(path)}",
+            construct="path",
+            suggestion="for a description held in memory use robodesc.loads(text)"
+            + (", for a path in bytes os.fsdecode(path)" if isinstance(path, (bytes, bytearray)) else ""),
         )
     try:
         data = read()
@@ -591,6 +622,23 @@ def _read_source(path: Any) -> tuple[str | None, bytes]:
         )
     name = getattr(path, "name", None)
     return (name if isinstance(name, str) and os.path.isfile(name) else None), bytes(data)
+
+
+def _utf8(text: str) -> bytes:
+    """`text` as UTF-8; a lone surrogate (as `os.fsdecode` or `surrogateescape` leave for bytes that
+    are not UTF-8) is no Unicode character, so no description can hold it: say where it is."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        line = text.count("\n", 0, exc.start) + 1
+        column = exc.start - (text.rfind("\n", 0, exc.start) + 1) + 1
+        raise InvalidArgument(
+            f"text holds a lone surrogate {text[exc.start]!r} at line {line}, column {column}, which is not "
+            "Unicode text, so it cannot be a description",
+            location=Location(line=line, column=column),
+            construct="text",
+            suggestion="pass the original bytes to robodesc.loads, or decode them with errors='replace'",
+        ) from None
 
 
 def _child(parent: LoadContext, path: str) -> LoadContext:
