@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import importlib.metadata
+import json
 import os
+import subprocess
+import sys
 import warnings
 
 import pytest
@@ -436,3 +439,50 @@ def test_plugin_warning_is_a_user_warning():
         warnings.simplefilter("always")
         warnings.warn("x", PluginWarning)
     assert caught and issubclass(caught[0].category, PluginWarning)
+
+
+# -- first use from many threads, in a fresh process ----------------------------------------------------
+
+_FIRST_USE = """
+import json, sys, threading
+import robodesc
+
+calls = [
+    lambda: robodesc.load(sys.argv[1]).format,
+    lambda: robodesc.load(sys.argv[2]).format,
+    lambda: sorted(f.name for f in robodesc.formats()),
+    lambda: robodesc.loads(sys.argv[3]).format,
+] * 2
+barrier = threading.Barrier(len(calls))
+results = [None] * len(calls)
+
+def first_use(i):
+    barrier.wait()
+    try:
+        results[i] = calls[i]()
+    except Exception as exc:
+        results[i] = f"{type(exc).__name__}: {exc}"
+
+threads = [threading.Thread(target=first_use, args=(i,)) for i in range(len(calls))]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join()
+print(json.dumps(results))
+"""
+
+
+def test_the_first_use_from_eight_threads_of_a_fresh_process_sees_every_format():
+    """The registry is built on first use. Threads arriving together must wait for the whole of it:
+    entry points marked loaded before they were registered, or a format table cached while plugins
+    were still coming, made 7 of 8 first loads fail with "cannot tell the format". Only a fresh
+    process (nothing imported, nothing registered) has a first use, so each run is one."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    arm, quadruped = (os.path.join(root, "examples", name) for name in ("arm.urdf", "quadruped.xml"))
+    expected = ["urdf", "mjcf", sorted(f.name for f in robodesc.formats()), "urdf"] * 2
+    for _ in range(5):
+        run = subprocess.run(
+            [sys.executable, "-c", _FIRST_USE, arm, quadruped, URDF], capture_output=True, text=True, timeout=120
+        )
+        assert run.returncode == 0, run.stderr
+        assert json.loads(run.stdout) == expected

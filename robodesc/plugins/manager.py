@@ -1,9 +1,11 @@
 """The plugin manager: entry points, the guards around every hook, and the load/check/dump entry points.
 
 Entry points of the `robodesc` group are loaded once, lazily, each on its own, robodesc's own
-first and then the others by name, so nothing depends on install order. A plugin that fails to
-import, or whose hooks return something robodesc cannot use, is recorded against its name (see
-`plugins()`), warned about once and left out; every other plugin keeps working.
+first and then the others by name, so nothing depends on install order. That happens under one
+lock: threads making the process's first call together wait until every entry point is
+registered, so no format table is ever built, cached or handed out from a partial set of plugins.
+A plugin that fails to import, or whose hooks return something robodesc cannot use, is recorded
+against its name (see `plugins()`), warned about once and left out; every other plugin keeps working.
 
 Hooks are called through pluggy (`pm.hook.<name>`), so `tryfirst`, `trylast` and `wrapper=True`
 implementations behave as pluggy documents. Each implementation is guarded where it is
@@ -231,9 +233,10 @@ class Registry:
     def plugins(self) -> list[PluginInfo]:
         """Every plugin robodesc knows of: loaded, failed or disabled, with what each provides."""
         offered = self.table().offered  # runs every robodesc_formats hook, so the plugins' problems are known
-        for info in self._info.values():
-            info.formats = [spec.name for spec in offered if spec.plugin == info.name]
-        return [self._info[name] for name in sorted(self._info, key=lambda n: (not self._info[n].builtin, n))]
+        with self._lock:
+            for info in self._info.values():
+                info.formats = [spec.name for spec in offered if spec.plugin == info.name]
+            return [self._info[name] for name in sorted(self._info, key=lambda n: (not self._info[n].builtin, n))]
 
     @property
     def problems(self) -> dict[str, list[str]]:
@@ -241,11 +244,13 @@ class Registry:
         return {name: info.problems for name, info in self._info.items() if info.problems}
 
     def _report(self, plugin: str, problem: str) -> None:
-        """Record a plugin's problem and warn about it once."""
-        info = self._info.setdefault(plugin, PluginInfo(name=plugin))
-        if problem not in info.problems:
+        """Record a plugin's problem and warn about it once (sniffers report from any thread)."""
+        with self._lock:
+            info = self._info.setdefault(plugin, PluginInfo(name=plugin))
+            if problem in info.problems:
+                return
             info.problems.append(problem)
-            warnings.warn(f"robodesc plugin {plugin!r} {problem}", PluginWarning, stacklevel=2)
+        warnings.warn(f"robodesc plugin {plugin!r} {problem}", PluginWarning, stacklevel=2)
 
     # -- guarding hook implementations ---------------------------------------------------------
     def _guard(self, impl: Any, hook: str) -> Callable[..., Any]:
@@ -370,7 +375,8 @@ class Registry:
         return table
 
     def formats(self, disable_plugins: Iterable[str] = ()) -> dict[str, FormatSpec]:
-        return self.table(disable_plugins).usable
+        """The usable formats by name: a copy, so that a caller's change never reaches the shared table."""
+        return dict(self.table(disable_plugins).usable)
 
     def get(self, name: str, disable_plugins: Iterable[str] = ()) -> FormatSpec:
         return self._get(name, self._excluded(disable_plugins))
