@@ -295,6 +295,19 @@ class ConfigurationError(RobodescError, ValueError):
     code = "bad-configuration"
 
 
+#: How much of a value an error message quotes: enough to recognise it, never the size of a file.
+EXCERPT = 60
+
+
+def excerpt(text: str, limit: int = EXCERPT) -> str:
+    """`text` quoted for a message (its repr), cut to its first `limit` characters with the length said.
+
+    Values come from files, and a 100 MB attribute must not make a 100 MB error message."""
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}... ({len(text):,} characters)"
+
+
 def did_you_mean(word: str, candidates: Iterable[str]) -> str | None:
     """A 'did you mean' suggestion for a misspelt name, or None when nothing is close.
 

@@ -46,7 +46,7 @@ from collections.abc import Iterator
 
 from ...core.checks import moving_bodies
 from ...core.diagnostics import Diagnostic, Severity
-from ...core.errors import did_you_mean
+from ...core.errors import did_you_mean, excerpt
 from ...core.model import Body, Model
 from .context import FileContext
 from .desc import ModelDesc, WorldDesc
@@ -86,9 +86,10 @@ _TWO_PI = 2.0 * math.pi
 
 
 def _numbers(text: str) -> list[float] | None:
-    """The blank-separated numbers of `text`, or None when one is not a plain number."""
-    tokens = text.split()
-    if not all(_PLAIN_NUMBER.fullmatch(t) for t in tokens):
+    """The blank-separated numbers of `text`, or None when one is not a plain number or there are more
+    than a pose has (7): the checks look at poses and axes, and a huge value is never split whole."""
+    tokens = text.split(None, 7)
+    if len(tokens) > 7 or not all(_PLAIN_NUMBER.fullmatch(t) for t in tokens):
         return None
     return [float(t) for t in tokens]
 
@@ -307,7 +308,7 @@ class _Lint:
             self.add(
                 Severity.WARNING,
                 "sdf-sensor-update-rate",
-                f"the update rate of {_label(element)} is {text!r}{read}; it is a frequency in Hz, >= 0 "
+                f"the update rate of {_label(element)} is {excerpt(text)}{read}; it is a frequency in Hz, >= 0 "
                 "(0: as fast as possible)",
                 rate_el,
                 "write a plain non-negative number such as 30",

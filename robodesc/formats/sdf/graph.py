@@ -286,11 +286,16 @@ class Scope:
         if found is not None:
             return found
         chain: list[str] = []
+        on_chain: set[str] = set()
         current = path
         while True:
             vertex = self.local.get(current)
             if current == self.root:
                 result = self.attached(current, model_static)
+                break
+            found = self._attached.get((current, model_static))
+            if found is not None:  # a frame further up was resolved before: each edge is followed once
+                result = found
                 break
             if vertex is None:
                 head, rest = self.split(current)
@@ -306,7 +311,7 @@ class Scope:
                 sub = ("static", "") if instance.static else self.scope(current).attached("__model__", False)
                 result = self._prefixed(current, sub)
                 break
-            if current in chain:
+            if current in on_chain:
                 cycle = chain[chain.index(current) :] + [current]
                 raise CyclicAttachment(
                     "frames are attached to each other in a loop: " + " -> ".join(cycle) + f" (in {self.what})",
@@ -315,6 +320,7 @@ class Scope:
                     suggestion="attach one of these frames to a link",
                 )
             chain.append(current)
+            on_chain.add(current)
             attribute = "child" if vertex.kind == "joint" else "attached_to"
             if vertex.kind == "joint" and vertex.attached_to == "world":
                 raise InvalidTree(

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import copy
 
-from ...core.errors import InvalidValue, MalformedValue, MissingAttribute, RobodescError
-from ..xml import Document, Element, parse_xml, to_xml
+from ...core.errors import InvalidValue, MalformedValue, MissingAttribute, RobodescError, excerpt
+from ..xml import Document, Element, parse_included, to_xml
 from .context import FileContext
 from .loader import include_bases
 from .spec import GEOMETRY_TAGS, is_custom
@@ -234,7 +234,7 @@ class _Editor:
         try:
             parse_typed(kind, text, self.ctx.at(self.include_el), xml.tag, xml.get("rotation_format", "euler_rpy"))
         except MalformedValue:
-            raise self.fail(f"the value {text!r} of <{xml.tag}> is invalid", xml, MalformedValue) from None
+            raise self.fail(f"the value {excerpt(text)} of <{xml.tag}> is invalid", xml, MalformedValue) from None
 
     @staticmethod
     def clean(xml):

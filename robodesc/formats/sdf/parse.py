@@ -22,6 +22,7 @@ from ...core.errors import (
     MissingAttribute,
     MissingRootElement,
     UnsupportedVersion,
+    excerpt,
 )
 from ..xml import Document, Element
 from .checks import lint
@@ -93,7 +94,7 @@ def _version(ctx: FileContext, root: Element) -> tuple[int, int]:
         raise ctx.error(
             UnsupportedVersion,
             root,
-            f"SDF version {text!r} cannot be read (robodesc reads 1.0 to 1.12, as libsdformat 16 does)",
+            f"SDF version {excerpt(text)} cannot be read (robodesc reads 1.0 to 1.12, as libsdformat 16 does)",
             "sdf/@version",
             'write a version from 1.4 to 1.12, e.g. version="1.12"',
         )

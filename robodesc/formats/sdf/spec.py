@@ -9,9 +9,12 @@ names only elements whose type is certain; anything else is kept unchecked.
 
 from __future__ import annotations
 
+import re
+
 #: Versions libsdformat 16 reads (and converts to 1.12); ordered pairs.
 SUPPORTED_VERSIONS = {(1, 0), (1, 2), (1, 3), (1, 4), (1, 5), (1, 6), (1, 7), (1, 8), (1, 9), (1, 10), (1, 11), (1, 12)}
 LATEST_VERSION = (1, 12)
+_VERSION_NUMBER = re.compile(r"[0-9]{1,9}")  # one part of MAJOR.MINOR: ASCII digits, as libsdformat reads them
 
 #: Value types of elements by (parent tag, tag).
 TYPED_CHILDREN: dict[tuple[str, str], str] = {}
@@ -161,7 +164,7 @@ def is_custom(tag: str) -> bool:
 
 def parse_version(text: str) -> tuple[int, int] | None:
     """``"1.10"`` -> (1, 10); None when the text is not MAJOR.MINOR."""
-    parts = text.strip().split(".")
-    if len(parts) != 2 or not all(p.isdigit() for p in parts):
-        return None
+    parts = text.strip().split(".", 2)
+    if len(parts) != 2 or not all(_VERSION_NUMBER.fullmatch(p) for p in parts):
+        return None  # ASCII digits only ("1.²" is no version), and no more than a version ever has
     return int(parts[0]), int(parts[1])

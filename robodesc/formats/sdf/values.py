@@ -26,7 +26,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ...core.errors import Location, MalformedPose, MalformedValue
+from ...core.errors import Location, MalformedPose, MalformedValue, excerpt
 from ...core.transforms import make_pose, pose_from_xyz_rpy, quat_to_matrix
 
 __all__ = [
@@ -53,6 +53,7 @@ _DOUBLE_PREFIX = re.compile(
 _INT_PREFIX = re.compile(r"[+-]?(?:0[xX][0-9a-fA-F]+|[0-9]+)")
 _STREAM_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _BLANKS = " \t\n\r\f\v"
+_INT_DIGITS = 20  # digits of the largest integer libsdformat reads (2**64 - 1); hexadecimal ones have fewer
 
 Where = Callable[[], Location]
 
@@ -84,7 +85,7 @@ def parse_double(text: str, where: Where, construct: str) -> float:
             pass
     raise _fail(
         MalformedValue,
-        f"<{construct}> holds {text!r}, which is not a number",
+        f"<{construct}> holds {excerpt(text)}, which is not a number",
         where,
         construct,
         "write a plain decimal number such as 0.5",
@@ -101,7 +102,7 @@ def parse_finite(text: str, where: Where, construct: str, allow_inf: bool = Fals
     if math.isnan(value) or (math.isinf(value) and not allow_inf):
         raise _fail(
             MalformedValue,
-            f"<{construct}> holds {text.strip()!r}, which is not a finite number",
+            f"<{construct}> holds {excerpt(text.strip())}, which is not a finite number",
             where,
             construct,
             "write a plain decimal number such as 0.5",
@@ -114,13 +115,16 @@ def parse_int(text: str, where: Where, construct: str, unsigned: bool = False) -
     match = _INT_PREFIX.match(text.lstrip(_BLANKS))
     if match is not None:
         token = match.group(0)
-        value = int(token, 16) if "x" in token.lower() else int(token)
-        limit = 2**64 if unsigned else 2**31
-        if -limit <= value < limit:
-            return value
+        hexadecimal = "x" in token.lower()
+        digits = token.lstrip("+-")[2 if hexadecimal else 0 :].lstrip("0")
+        if len(digits) <= _INT_DIGITS:  # longer is out of range anyway: never handed to int() (its digit limit)
+            value = int(token, 16) if hexadecimal else int(token)
+            limit = 2**64 if unsigned else 2**31
+            if -limit <= value < limit:
+                return value
     raise _fail(
         MalformedValue,
-        f"<{construct}> holds {text!r}, which is not an integer",
+        f"<{construct}> holds {excerpt(text)}, which is not an integer",
         where,
         construct,
         "write a whole number such as 3",
@@ -135,18 +139,23 @@ def parse_bool(text: str, where: Where, construct: str) -> bool:
         return False
     raise _fail(
         MalformedValue,
-        f"<{construct}> holds {text!r}, which is not a boolean",
+        f"<{construct}> holds {excerpt(text)}, which is not a boolean",
         where,
         construct,
         "write true, false, 1 or 0",
     )
 
 
+def _tokens(text: str, count: int) -> list[str]:
+    """The first `count` blank-separated tokens of `text`, and one more (the rest of the text) if there
+    is more: a value of a million numbers where a few are expected is never split into a million strings."""
+    return text.split(None, count)
+
+
 def _stream_numbers(text: str, count: int, where: Where, construct: str, kind: type = MalformedValue) -> list[float]:
     """The first `count` tokens of `text` as numbers, as `operator>>` reads them."""
-    tokens = text.split()
     values = []
-    for token in tokens[:count]:
+    for token in _tokens(text, count)[:count]:
         if _STREAM_NUMBER.fullmatch(token) is None:
             break
         value = float(token)
@@ -156,7 +165,7 @@ def _stream_numbers(text: str, count: int, where: Where, construct: str, kind: t
     if len(values) < count:
         raise _fail(
             kind,
-            f"<{construct}> holds {text!r}; expected {count} numbers",
+            f"<{construct}> holds {excerpt(text)}; expected {count} numbers",
             where,
             construct,
             f"write {count} numbers separated by spaces",
@@ -170,7 +179,7 @@ def parse_vector(text: str, count: int, where: Where, construct: str) -> np.ndar
 
 def parse_color(text: str, where: Where, construct: str) -> np.ndarray:
     """An RGBA color: 3 or 4 numbers in [0, 1] (alpha defaults to 1)."""
-    tokens = text.split()
+    tokens = _tokens(text, 4)
     ok = len(tokens) in (3, 4) and all(_STREAM_NUMBER.fullmatch(t) for t in tokens)
     if ok:
         values = [float(t) for t in tokens]
@@ -179,7 +188,7 @@ def parse_color(text: str, where: Where, construct: str) -> np.ndarray:
             return np.array(values + [1.0] * (4 - len(values)))
     raise _fail(
         MalformedValue,
-        f"<{construct}> holds {text!r}; a color is 3 or 4 numbers between 0 and 1",
+        f"<{construct}> holds {excerpt(text)}; a color is 3 or 4 numbers between 0 and 1",
         where,
         construct,
         'write "r g b" or "r g b a", e.g. "0.8 0.1 0.1 1"',
@@ -188,23 +197,24 @@ def parse_color(text: str, where: Where, construct: str) -> np.ndarray:
 
 def parse_pose(text: str, rotation_format: str, degrees: bool, where: Where) -> np.ndarray:
     """A 4x4 pose from `<pose>` text (see the module docstring for the rules)."""
-    tokens = text.split()
+    tokens = _tokens(text, 7)
     if not tokens:
         return np.eye(4)
     if rotation_format not in ("euler_rpy", "quat_xyzw"):
         raise _fail(
             MalformedPose,
-            f"//pose/@rotation_format is {rotation_format!r}",
+            f"//pose/@rotation_format is {excerpt(rotation_format)}",
             where,
             "pose/@rotation_format",
             'use rotation_format="euler_rpy" (6 values) or "quat_xyzw" (7 values)',
         )
     count = 7 if rotation_format == "quat_xyzw" else 6
     if len(tokens) != count:
+        found = str(len(tokens)) if len(tokens) <= 7 else "more than 7"
         raise _fail(
             MalformedPose,
-            f"a pose with rotation_format {rotation_format!r} has {count} values, but {len(tokens)} were found "
-            f"in {text.strip()!r}",
+            f"a pose with rotation_format {excerpt(rotation_format)} has {count} values, but {found} were found "
+            f"in {excerpt(text.strip())}",
             where,
             "pose",
             "write x y z roll pitch yaw" if count == 6 else "write x y z qx qy qz qw",

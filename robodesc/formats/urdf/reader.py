@@ -24,6 +24,7 @@ import numpy as np
 
 from ...core.diagnostics import Severity
 from ...core.errors import (
+    EXCERPT,
     DuplicateName,
     InvalidTree,
     InvalidValue,
@@ -36,6 +37,7 @@ from ...core.errors import (
     UnsupportedGeometry,
     UnsupportedJointType,
     did_you_mean,
+    excerpt,
 )
 from ...core.geometry import Box, Capsule, Cylinder, Geometry, Material, Mesh, Shape, Sphere
 from ...core.model import Body, Dynamics, Extra, Inertial, Joint, JointType, Limits, Mimic, Model
@@ -51,7 +53,8 @@ JOINT_TYPES = {
     "floating": JointType.FLOATING,
     "planar": JointType.PLANAR,
 }
-_VERSION = re.compile(r"\s*\+?(\d+)\.(\d+)")
+#: MAJOR.MINOR as urdfdom reads it: ASCII digits only (not "1.²"), never more than an unsigned long holds
+_VERSION = re.compile(r"\s*\+?0*([0-9]{1,9})\.0*([0-9]{1,9})")
 _ZERO3 = (0.0, 0.0, 0.0)
 _MISSING_INERTIAL_FIX = {
     "<mass>": 'add <mass value="..."/>',
@@ -84,7 +87,36 @@ _READ_ONCE = {
 def read(data: bytes, context: LoadContext) -> Model:
     """Read URDF text into a `Model` (the reader registered for the `urdf` format)."""
     document = parse_xml(data, context.source)
-    return _UrdfReader(context, Values(document)).read(document.root)
+    return _UrdfReader(context, _Values(document)).read(document.root)
+
+
+class _Values(Values):
+    """`Values` whose work and messages stay in proportion to what URDF expects, whatever was written:
+    a vector of N numbers is split into at most N + 1 pieces before its count is checked (a 100 MB
+    attribute is not cut into 50 million strings), and an error quotes an excerpt of the value."""
+
+    def parse_vector(self, text: str, element: Element, name: str, count: int | None) -> list[float]:
+        if count is not None and len(text.split(None, count)) > count:
+            raise MalformedValue(
+                f"{name}={excerpt(text)} on <{element.tag}> has more than {count} values, expected {count}",
+                location=self.where(element),
+                construct=f"{element.tag}/@{name}",
+                suggestion=f"give exactly {count} numbers separated by spaces",
+            )
+        return super().parse_vector(text, element, name, count)
+
+    def parse_number(self, text: str, element: Element, name: str) -> float:
+        try:
+            return super().parse_number(text, element, name)
+        except MalformedValue as exc:
+            if len(text) <= EXCERPT:
+                raise
+            raise MalformedValue(
+                f"{name}={excerpt(text)} on <{element.tag}> is not a finite number",
+                location=exc.location,
+                construct=exc.construct,
+                suggestion=exc.suggestion,
+            ) from None
 
 
 class _UrdfReader:
@@ -244,7 +276,7 @@ class _UrdfReader:
             raise self.values.error(
                 MalformedValue,
                 root,
-                f"URDF version {text!r} is not supported; only 1.0 is",
+                f"URDF version {excerpt(text)} is not supported; only 1.0 is",
                 construct="robot/@version",
                 suggestion='write version="1.0" or leave it out',
             )
@@ -456,7 +488,7 @@ class _UrdfReader:
             return None
         scale = v.vector(element, "scale", 3, None)
         mesh = Mesh(uri=uri, scale=np.array(scale) if scale is not None else np.ones(3))
-        mesh.path, mesh.tried = self.context.resolve(uri)
+        mesh.path, mesh.tried = self.context.resolve(uri, v.where(element))
         if mesh.path is None:
             self.model.diagnose(
                 Severity.WARNING,
@@ -503,7 +535,7 @@ class _UrdfReader:
             raise v.error(
                 UnsupportedJointType,
                 element,
-                f"joint {name!r} has unknown type {type_text!r}",
+                f"joint {name!r} has unknown type {excerpt(type_text)}",
                 construct=type_text,
                 suggestion=did_you_mean(type_text, JOINT_TYPES) or "use one of " + ", ".join(JOINT_TYPES),
             )
