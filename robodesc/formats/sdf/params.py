@@ -20,7 +20,7 @@ from __future__ import annotations
 import copy
 
 from ...core.errors import InvalidValue, MalformedValue, MissingAttribute, RobodescError, excerpt
-from ..xml import Document, Element, parse_included, to_xml
+from ..xml import Document, Element, parse_xml, to_xml
 from .context import FileContext
 from .loader import include_bases
 from .spec import GEOMETRY_TAGS, is_custom
