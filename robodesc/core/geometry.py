@@ -15,6 +15,7 @@ import numpy as np
 
 from .errors import InvalidValue, Location, MissingDependency, ResourceNotFound
 from .record import Record
+from .resources import check_file, read_file
 from .transforms import IDENTITY
 
 
@@ -208,14 +209,13 @@ class Mesh(Geometry):
 
         path = self.resolved_path()
         try:
-            with open(path, "rb"):
-                pass
+            check_file(path, kind="mesh", what="mesh", construct=self.uri)  # no device, FIFO or huge file
         except OSError as exc:
             why = exc.strerror or exc
             raise ResourceNotFound(f"mesh {path!r} cannot be opened: {why}", construct=self.uri) from None
         kind = os.path.splitext(path)[1].lstrip(".").upper() or "mesh"
         try:
-            loaded = trimesh.load(path, force=force)
+            loaded = trimesh.load(path, force=force, resolver=_bounded_resolver(path))
         except ImportError as exc:
             # trimesh imports its optional packages lazily: a reader that needs one raises ImportError
             # when called (e.g. "missing `pip install pycollada`", "No module named 'PIL'")
@@ -248,6 +248,25 @@ class Mesh(Geometry):
         if force == "mesh" and len(getattr(loaded, "vertices", ())) == 0:
             raise self._empty()
         return loaded
+
+
+def _bounded_resolver(path: str) -> Any:
+    """trimesh's resolver for the files a mesh names (OBJ materials, textures), reading each through
+    `read_file`, so a material naming /dev/zero or a FIFO is refused instead of read forever."""
+    from trimesh.resolvers import FilePathResolver
+
+    class BoundedResolver(FilePathResolver):
+        def get(self, name: str) -> bytes:
+            for candidate in dict.fromkeys((name.strip(), name.strip().lstrip("/"), os.path.basename(name))):
+                try:
+                    found = self.absolute(candidate)
+                except ValueError:  # outside the mesh's folder: trimesh refuses it too
+                    continue
+                if found.exists():
+                    return read_file(str(found), kind="mesh", what="file named by mesh")
+            return super().get(name)  # raises trimesh's own error for a name it cannot find
+
+    return BoundedResolver(path)
 
 
 def _holds_nothing(loaded: Any) -> bool:
@@ -444,6 +463,7 @@ def _read_mujoco_heights(path: str, uri: str | None) -> np.ndarray:
     The size is checked against the header before anything is allocated."""
     where = Location(file=path)
     try:
+        check_file(path, kind="mesh", what="heightfield file", construct=uri)  # no device, FIFO or huge file
         with open(path, "rb") as handle:
             header = handle.read(8)
             if len(header) < 8:
@@ -491,6 +511,7 @@ def _read_image_heights(path: str, uri: str | None) -> np.ndarray:
         ) from exc
     where = Location(file=path)
     try:
+        check_file(path, kind="mesh", what="heightfield image", construct=uri)  # no device, FIFO or huge file
         with Image.open(path) as image:
             columns, rows = image.size
             _bounded(rows, columns, uri, path)

@@ -5,15 +5,27 @@ The built-in rules are the ones ROS and Gazebo users rely on: `package://NAME/..
 the description named NAME, the usual source-tree layout); `model://NAME/...` through
 `search_paths` and the Gazebo resource variables; `file://`, absolute and relative paths against
 the description's folder. Resolution only checks that a file exists; it never reads it.
+
+Every file robodesc reads on a description's behalf goes through `read_file` (or, for a file a
+third-party library must open itself, `check_file`): only regular files are read, never a
+device, FIFO or socket (`/dev/zero` would be read until memory runs out, a FIFO blocks forever),
+and never more than a size limit the caller can raise (`LoadContext.max_file_bytes`, the
+``ROBODESC_MAX_FILE_BYTES`` / ``ROBODESC_MAX_MESH_BYTES`` environment variables). A load may also
+be confined (`LoadContext.confine`) to the description's folder and its search paths, for services
+that load untrusted descriptions: nothing outside them is opened or even stat'ed. docs/limits.md
+has the user's view.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import os
+import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
+
+from .errors import Location, ResourceNotFound
 
 PACKAGE_PATH_VARIABLES = ("ROS_PACKAGE_PATH",)
 AMENT_PATH_VARIABLES = ("AMENT_PREFIX_PATH",)
@@ -26,6 +38,179 @@ def env_paths(names: Iterable[str]) -> list[str]:
     for name in names:
         out.extend(p for p in os.environ.get(name, "").split(os.pathsep) if p)
     return out
+
+
+#: The most bytes robodesc reads from one description file (URDF, SDF, MJCF, model.config): 256 MiB,
+#: far above the largest description in the public robot collections (a few MB). A limit keeps a
+#: wrong path or a hostile file from filling memory; raise it where it is too low.
+DEFAULT_MAX_FILE_BYTES = 256 * 2**20
+#: The most bytes of one mesh, texture or height-field file: 2 GiB (scanned meshes run to hundreds of MB).
+DEFAULT_MAX_MESH_BYTES = 2 * 2**30
+#: The environment variables that raise (or lower) the limits for every load in the process.
+LIMIT_VARIABLES = {"file": "ROBODESC_MAX_FILE_BYTES", "mesh": "ROBODESC_MAX_MESH_BYTES"}
+_DEFAULT_LIMITS = {"file": DEFAULT_MAX_FILE_BYTES, "mesh": DEFAULT_MAX_MESH_BYTES}
+_UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+
+
+class ResourceRefused(ResourceNotFound):
+    """A file robodesc will not read: not a regular file (a device such as /dev/zero, a FIFO, a
+    socket), larger than the size limit, or outside the folders a confined load may read."""
+
+    code = "resource-refused"
+
+
+def size_limit(kind: str = "file", given: int | None = None) -> int:
+    """The byte limit for one file of `kind` ("file": descriptions; "mesh": meshes, textures and
+    height fields): `given` when set, else the environment variable (bytes, or a number with a
+    K, M, G or T suffix), else the default."""
+    if given is not None:
+        return given
+    variable = LIMIT_VARIABLES[kind]
+    text = os.environ.get(variable, "").strip().upper().removesuffix("B").removesuffix("I")
+    if not text:
+        return _DEFAULT_LIMITS[kind]
+    number, unit = (text[:-1], text[-1]) if text[-1] in _UNITS else (text, "")
+    if not number.isascii() or not number.isdigit() or len(number) > 20:
+        raise ResourceRefused(
+            f"{variable}={os.environ[variable]!r} is not a size in bytes",
+            construct=variable,
+            suggestion=f"set {variable} to a whole number of bytes, such as 512M or 2G",
+        )
+    return int(number) * _UNITS[unit]
+
+
+def _file_kind(mode: int) -> str:
+    for test, name in (
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def _check_stat(
+    path: str, info: os.stat_result, limit: int, kind: str, what: str, location: Location | None, construct: str | None
+) -> None:
+    """Refuse what `info` says is no regular file, or larger than `limit`; a folder is an OSError,
+    as opening it would be, so callers keep reporting it as they always have."""
+    if stat.S_ISDIR(info.st_mode):
+        raise IsADirectoryError(21, "Is a directory", path)
+    if not stat.S_ISREG(info.st_mode):
+        raise ResourceRefused(
+            f"{what} {path} is {_file_kind(info.st_mode)}; robodesc reads only regular files",
+            location=location,
+            construct=construct or path,
+            suggestion="name a regular file (devices, FIFOs and sockets are never read)",
+        )
+    if info.st_size > limit:
+        raise _too_large(path, f"{info.st_size} bytes", limit, kind, what, location, construct)
+
+
+def _too_large(
+    path: str, size: str, limit: int, kind: str, what: str, location: Location | None, construct: str | None
+) -> ResourceRefused:
+    return ResourceRefused(
+        f"{what} {path} is {size}, more than the limit of {limit} bytes",
+        location=location,
+        construct=construct or path,
+        suggestion=f"if the file is right, raise the limit: {LIMIT_VARIABLES[kind]}=BYTES"
+        f" (or LoadContext.max_{kind}_bytes)",
+    )
+
+
+#: How robodesc opens a file it reads: non-blocking (a FIFO swapped in after the check cannot hang
+#: the open), never as a controlling terminal, binary.
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
+
+
+def check_file(
+    path: str,
+    *,
+    kind: str = "file",
+    limit: int | None = None,
+    what: str = "file",
+    location: Location | None = None,
+    construct: str | None = None,
+) -> None:
+    """Check that `path` is a regular file within the size limit, for a file another library
+    (trimesh, Pillow) opens itself. Raises `ResourceRefused`, or the OSError of a missing file."""
+    _check_stat(path, os.stat(path), size_limit(kind, limit), kind, what, location, construct)
+
+
+def read_file(
+    path: str,
+    *,
+    kind: str = "file",
+    limit: int | None = None,
+    what: str = "file",
+    location: Location | None = None,
+    construct: str | None = None,
+) -> bytes:
+    """The bytes of the regular file `path`, at most `limit` of them (`size_limit(kind)` when None).
+
+    The one way robodesc reads a file a description names: a device or FIFO is refused before it
+    is opened (and again on the opened descriptor, opened non-blocking, in case the path changed in
+    between), and reading stops one byte past the limit even if the file grows. Raises
+    `ResourceRefused` (located at `location`), or the OSError of a file that is missing or
+    unreadable, which the caller words for its own construct.
+    """
+    limit = size_limit(kind, limit)
+    _check_stat(path, os.stat(path), limit, kind, what, location, construct)
+    with open(os.open(path, _READ_FLAGS), "rb", buffering=0) as handle:
+        info = os.fstat(handle.fileno())
+        _check_stat(path, info, limit, kind, what, location, construct)
+        chunks, total, want = [], 0, info.st_size + 1
+        while chunk := handle.read(min(want, limit + 1 - total)):
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > limit:  # the file grew since it was measured
+                raise _too_large(path, f"over {limit} bytes", limit, kind, what, location, construct)
+            want = 2**20
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+def read_head(path: str, size: int = 4096) -> bytes:
+    """The first `size` bytes of the regular file `path` (to sniff its format), refusing a device or
+    FIFO as `read_file` does; a folder or missing file is an OSError."""
+    _check_stat(path, os.stat(path), 2**63, "file", "file", None, None)
+    with open(os.open(path, _READ_FLAGS), "rb") as handle:
+        _check_stat(path, os.fstat(handle.fileno()), 2**63, "file", "file", None, None)
+        return handle.read(size)
+
+
+def _inside(path: str, roots: Iterable[str]) -> bool:
+    """Whether the absolute, normalised `path` is one of `roots` or below one (by name only)."""
+    return any(path == root or path.startswith(root.rstrip(os.sep) + os.sep) for root in roots)
+
+
+def confined_path(path: str, roots: list[str]) -> str | None:
+    """`path` with its symbolic links followed, when it and every link on the way stay inside
+    `roots` (absolute, normalised folders); None as soon as a step leaves them.
+
+    Only names inside the roots are ever looked at (lstat, readlink): a link pointing out is
+    refused from its text, without touching its target. `..` is taken by name, as the resolvers
+    join paths; the path returned has no links left, so opening it opens what was checked.
+    """
+    path = os.path.normpath(os.path.abspath(path))
+    for _hop in range(40):  # as many links as Linux follows in one path
+        if not _inside(path, roots):
+            return None
+        root = max((r for r in roots if _inside(path, [r])), key=len)
+        parts = [] if path == root else os.path.relpath(path, root).split(os.sep)
+        current = root
+        for index, part in enumerate(parts):
+            step = os.path.join(current, part)
+            if not os.path.islink(step):
+                current = step
+                continue
+            path = os.path.normpath(os.path.join(current, os.readlink(step), *parts[index + 1 :]))
+            break
+        else:
+            return current
+    return None
 
 
 def _split_scheme(uri: str, scheme: str) -> tuple[str, str] | None:
@@ -55,31 +240,44 @@ def package_roots(name: str, base_dir: str | None, search_paths: Iterable[str]) 
         folder = parent
 
 
+def _is(test: Callable[[str], bool], path: str | None) -> bool:
+    return path is not None and test(path)
+
+
 def resolve_path(
-    uri: str, base_dir: str | None, search_paths: Iterable[str], cache: dict[Any, Any] | None = None
+    uri: str,
+    base_dir: str | None,
+    search_paths: Iterable[str],
+    cache: dict[Any, Any] | None = None,
+    roots: list[str] | None = None,
 ) -> tuple[str | None, list[str]]:
     """(local file or None, the paths tried) for `uri`; checks that the file exists, never reads it.
 
     `package://NAME/rest` finds the package folder first (as `rospack find` does: the first
     folder that exists wins) and then looks for `rest` inside it only. `cache` (the resolver's
     namespace of the load's cache) remembers package folders, so a robot with hundreds of meshes
-    stats each folder once.
+    stats each folder once. With `roots` (a confined load's `allowed_roots`) a path outside them
+    is never stat'ed: it is listed as tried and skipped.
     """
     search_paths = list(search_paths)
     base = base_dir or os.getcwd()
+
+    def look(path: str) -> str | None:  # the path to stat, None when it may not be
+        return path if roots is None else confined_path(path, roots)
+
     package = _split_scheme(uri, "package://")
     if package is not None:
         name, rest = package
         key = (name, base)
         found = cache.get(key) if cache is not None else None
         if found is None:
-            roots = package_roots(name, base, search_paths)
-            found = (next((r for r in roots if os.path.isdir(r)), None), roots)
+            folders = package_roots(name, base, search_paths)
+            found = (next((r for r in folders if _is(os.path.isdir, look(r))), None), folders)
             if cache is not None:
                 cache[key] = found
-        root, roots = found
+        root, folders = found
         if root is None:
-            return None, [os.path.join(r, rest) for r in roots]
+            return None, [os.path.join(r, rest) for r in folders]
         candidates = [os.path.join(root, rest)]
     elif (model := _split_scheme(uri, "model://")) is not None:
         name, rest = model
@@ -93,7 +291,8 @@ def resolve_path(
         candidates = [uri if os.path.isabs(uri) else os.path.join(base, uri)]
     folders_too = uri.startswith("model://")  # model://NAME names a model folder; other URIs name files
     for path in candidates:
-        if os.path.isfile(path) or (folders_too and os.path.isdir(path)):
+        real = look(path)
+        if _is(os.path.isfile, real) or (folders_too and _is(os.path.isdir, real)):
             return os.path.normpath(path), candidates
     return None, candidates
 
@@ -110,6 +309,13 @@ class LoadContext:
     so owners never see each other's keys: `"resolve"` holds the answers of `resolve` (per URI
     and folder), `"resolver"` the package folders the built-in resolver found, `"sdf"` the SDF
     reader's parsed files; a plugin uses its own name. `cache` maps owners to their namespaces.
+
+    Files are read through `read` (and checked through `check` when another library opens them):
+    at most `max_file_bytes` of a description and `max_mesh_bytes` of a mesh, texture or height
+    field (None: the environment variable, else the default; see `size_limit`). `allowed_roots`,
+    set by `confine`, confines the load: no file outside those folders is opened or stat'ed, and
+    naming one is a located `ResourceRefused`. None (the default) reads wherever the description
+    points, as MuJoCo and libsdformat do.
     """
 
     source: str | None
@@ -120,6 +326,74 @@ class LoadContext:
     load_file: Callable[..., Any] | None = None
     cache: dict[str, dict[Any, Any]] = field(default_factory=dict)
     tried: dict[str, list[str]] = field(default_factory=dict)
+    max_file_bytes: int | None = None
+    max_mesh_bytes: int | None = None
+    allowed_roots: list[str] | None = None
+
+    def confine(self, roots: Iterable[str | os.PathLike[str]] = ()) -> None:
+        """Confine the load to the description's folder, the search paths and `roots`, from now on
+        (call it before reading; files of the load share the roots). Each folder counts both as
+        named and with its links resolved, since both name the same files."""
+        folders = [self.base_dir, *self.search_paths, *(os.fspath(r) for r in roots)]
+        named = [os.path.normpath(os.path.abspath(f)) for f in folders]
+        self.allowed_roots = list(dict.fromkeys([*named, *(os.path.realpath(f) for f in named)]))
+
+    def permitted(
+        self, path: str, what: str = "file", location: Location | None = None, construct: str | None = None
+    ) -> str:
+        """The path to open for `path`: itself when the load is not confined; else its real path when
+        that (and every link on the way) stays inside `allowed_roots`, checked without touching
+        anything outside them. Raises a `ResourceRefused` at `location` otherwise."""
+        if self.allowed_roots is None:
+            return path
+        real = confined_path(path, self.allowed_roots)
+        if real is None:
+            where = os.path.normpath(os.path.abspath(path))
+            raise ResourceRefused(
+                f"{what} {where} is outside the folders this confined load may read: " + ", ".join(self.allowed_roots),
+                location=location,
+                construct=construct or path,
+                suggestion="keep the file below the description's folder, or add its folder to search_paths",
+            )
+        return real
+
+    def limit(self, kind: str) -> int:
+        """The byte limit of one file of `kind` ("file" or "mesh") in this load."""
+        return size_limit(kind, self.max_mesh_bytes if kind == "mesh" else self.max_file_bytes)
+
+    def read(
+        self,
+        path: str,
+        *,
+        kind: str = "file",
+        what: str = "file",
+        location: Location | None = None,
+        construct: str | None = None,
+    ) -> bytes:
+        """`read_file` under this load's confinement and limits; what it raises, `location` on refusals."""
+        real = self.permitted(path, what, location, construct)
+        return read_file(real, kind=kind, limit=self.limit(kind), what=what, location=location, construct=construct)
+
+    def check(
+        self,
+        path: str,
+        *,
+        kind: str = "mesh",
+        what: str = "file",
+        location: Location | None = None,
+        construct: str | None = None,
+    ) -> str:
+        """`check_file` under this load's confinement and limits, for a file another library opens;
+        returns the path to hand it."""
+        real = self.permitted(path, what, location, construct)
+        check_file(real, kind=kind, limit=self.limit(kind), what=what, location=location, construct=construct)
+        return real
+
+    def exists(self, path: str, folder: bool = False) -> bool:
+        """Whether `path` is a file (or, with `folder`, a folder too); a path a confined load may not
+        look at does not exist for it, and is not stat'ed."""
+        real = path if self.allowed_roots is None else confined_path(path, self.allowed_roots)
+        return _is(os.path.isfile, real) or (folder and _is(os.path.isdir, real))
 
     def at(self, base_dir: str) -> LoadContext:
         """This load seen from another folder (an included file's): same search paths, resolver and cache."""
@@ -132,17 +406,29 @@ class LoadContext:
             found = self.cache[owner] = {}
         return found
 
-    def resolve(self, uri: str) -> tuple[str | None, list[str]]:
-        """Resolve `uri` once per load: (local path or None, paths tried)."""
+    def resolve(self, uri: str, location: Location | None = None) -> tuple[str | None, list[str]]:
+        """Resolve `uri` once per load: (local path or None, paths tried).
+
+        In a confined load, a URI whose every candidate lies outside the roots (`../../etc/passwd`,
+        `/etc/passwd`, `model://x/../../..`), or that resolves to a file outside them, raises
+        `ResourceRefused` at `location`; the path returned is then the checked real path.
+        """
         answers = self.cache_for("resolve")
         key = (uri, self.base_dir)
         hit = answers.get(key)
         if hit is None:
-            path = (
-                self.resolver(uri, self)
-                if self.resolver
-                else resolve_path(uri, self.base_dir, self.search_paths, self.cache_for("resolver"))[0]
-            )
-            hit = (path, self.tried.get(uri, []))
+            if self.resolver:
+                hit = (self.resolver(uri, self), self.tried.get(uri, []))
+            else:
+                roots = self.allowed_roots
+                hit = resolve_path(uri, self.base_dir, self.search_paths, self.cache_for("resolver"), roots)
             answers[key] = hit
-        return hit
+        if self.allowed_roots is None:
+            return hit
+        path, tried = hit
+        if path is None:
+            outside = [t for t in tried if not _inside(os.path.normpath(os.path.abspath(t)), self.allowed_roots)]
+            if outside and len(outside) == len(tried):
+                self.permitted(outside[0], f"{uri!r} names", location, uri)
+            return None, [t + " (outside the allowed folders: not looked at)" if t in outside else t for t in tried]
+        return self.permitted(path, f"{uri!r} names", location, uri), tried

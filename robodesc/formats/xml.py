@@ -6,6 +6,10 @@ external entities are refused. Namespace processing is off, as in the TinyXML-ba
 parsers (urdfdom, libsdformat, MuJoCo): a tag such as `sensor:camera` is kept as written even
 when its prefix is never declared.
 
+A document type declaration is read but never applied: attribute defaults an internal subset
+declares with `<!ATTLIST>` are not added to elements (TinyXML2, which the references use, ignores
+DTDs), while entity declarations are still refused.
+
 Elements are the standard library's C-built `xml.etree.ElementTree.Element`s, so a tree costs
 little to build. Line numbers and element paths are needed only when something is reported, so
 a `Document` works them out on first request (one more expat pass over the same bytes).
@@ -21,6 +25,8 @@ from __future__ import annotations
 import importlib
 import math
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, NamedTuple
 from xml.etree.ElementTree import Element, TreeBuilder, tostring
 from xml.parsers.expat import ErrorString, ExpatError
@@ -39,7 +45,7 @@ from ..core.errors import (
 )
 from ..plugins.spec import FormatSpec
 
-__all__ = ["Document", "Element", "Values", "parse_xml", "root_tag", "to_xml"]
+__all__ = ["Document", "Element", "Values", "named_at", "parse_xml", "root_tag", "to_xml"]
 
 
 class _Mended(NamedTuple):
@@ -160,6 +166,7 @@ def _expat(data: _Mended, source: str | None, start: Any, end: Any = None, text:
     driver.reset()
     parser = driver._parser
     parser.buffer_text = True
+    parser.specified_attributes = True  # a DTD's <!ATTLIST> defaults are not applied, as in TinyXML2
     parser.StartElementHandler = start
     parser.EndElementHandler = end
     parser.CharacterDataHandler = text
@@ -284,6 +291,23 @@ def parse_xml(data: bytes | str, source: str | None = None) -> Document:
     return document
 
 
+@contextmanager
+def named_at(where: Location | None) -> Iterator[None]:
+    """Around parsing a file another file names (an include, a sub-model, a model.config): a file that
+    cannot be parsed is reported at its own line, and the message says which element named it."""
+    try:
+        yield
+    except (XMLSyntaxError, UnsafeXML, MissingRootElement) as error:
+        if where is None:
+            raise
+        raise type(error)(
+            f"{error.message} (in the file named at {where})",
+            location=error.location,
+            construct=error.construct,
+            suggestion=error.suggestion,
+        ) from None
+
+
 def to_xml(element: Element) -> str:
     """An element (and everything in it) as XML text."""
     return tostring(element, encoding="unicode").strip()
@@ -385,33 +409,81 @@ class Values:
         return [self.parse_number(p, element, name) for p in parts]
 
 
-_PROLOGUE = re.compile(rb"\s*(<\?.*?\?>|<!--.*?-->|<!DOCTYPE[^>]*>)", re.S)
-_TAG = re.compile(rb"\s*<([A-Za-z_][\w:.-]*)")
+_PROLOGUE = re.compile(rb"[ \t\r\n]*(<\?.*?\?>|<!--.*?-->)", re.S)
+_DOCTYPE_NAME = re.compile(rb"[ \t\r\n]*<!DOCTYPE[ \t\r\n]+([^ \t\r\n\[>]+)")
+_TAG = re.compile(rb"[ \t\r\n]*<([A-Za-z_][\w:.-]*)")
+
+
+def _as_utf8(head: bytes) -> bytes:
+    """The first bytes of an XML file as UTF-8: a UTF-8 byte-order mark dropped, UTF-16 (marked, or
+    told by the zero byte beside the first `<` or space, as expat tells it) decoded; the rest as is."""
+    if head.startswith(_UTF8_BOM):
+        return head[3:]
+    codec = None
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        codec, head = ("utf-16-le" if head[0] == 0xFF else "utf-16-be"), head[2:]
+    elif len(head) >= 4 and head[1] == 0 and head[3] == 0 and head[0] != 0:
+        codec = "utf-16-le"
+    elif len(head) >= 4 and head[0] == 0 and head[2] == 0 and head[1] != 0:
+        codec = "utf-16-be"
+    if codec is None:
+        return head
+    return head[: len(head) // 2 * 2].decode(codec, "replace").encode("utf-8")
 
 
 def root_tag(head: bytes) -> str | None:
-    """The name of the first element in the first bytes of an XML file (for format sniffing)."""
-    if head.startswith(b"\xef\xbb\xbf"):
-        head = head[3:]
-    pos = 0
+    """The name of the top element of an XML file from its first bytes (for format sniffing), read as
+    the parser reads it: UTF-8 or UTF-16, after a declaration, comments, processing instructions and
+    a DOCTYPE with or without an internal subset. When the head ends before the top element (a long
+    internal subset), the name the DOCTYPE gives it; None when neither is there."""
+    head = _as_utf8(head)
+    pos, declared = 0, None
     while True:
         match = _PROLOGUE.match(head, pos)
-        if not match:
+        if match:
+            pos = match.end()
+            continue
+        match = _DOCTYPE_NAME.match(head, pos)
+        if match is None:
             break
-        pos = match.end()
+        declared = match.group(1).decode("utf-8", "replace")
+        pos = _doctype(head, head.index(b"<!DOCTYPE", pos), [])
+        end = head.find(b">", pos)
+        if end < 0:
+            return declared
+        pos = end + 1
     match = _TAG.match(head, pos)
-    return match.group(1).decode("ascii", "replace") if match else None
+    return match.group(1).decode("ascii", "replace") if match else declared
+
+
+def _is_empty(head: bytes) -> bool:
+    """Whether a file starting with `head` holds nothing but white space (in any encoding read)."""
+    return not _as_utf8(head).strip(b" \t\r\n\x00")
 
 
 def xml_format(
-    name: str, extensions: tuple[str, ...], root: str, package: str, description: str, writes: bool = False
+    name: str,
+    extensions: tuple[str, ...],
+    root: str,
+    package: str,
+    description: str,
+    writes: bool = False,
+    claims_empty: bool = False,
 ) -> FormatSpec:
     """The `FormatSpec` of a built-in XML dialect: recognised by its top element, read by
     `<package>.reader.read` and, when `writes`, written by `<package>.write.write(model, context)`;
-    both modules are imported on first use so that listing formats stays cheap."""
+    both modules are imported on first use so that listing formats stays cheap.
+
+    The top element is matched by its local name, so a namespaced `<x:robot>` reaches the reader,
+    which says what is wrong with it at its line, instead of "cannot tell the format". With
+    `claims_empty` the format also takes an empty file, so that an empty `.xml` (MJCF's usual
+    extension) is reported as empty by its reader."""
 
     def sniff(head: bytes) -> bool:
-        return root_tag(head) == root
+        tag = root_tag(head)
+        if tag is None:
+            return claims_empty and _is_empty(head)
+        return tag.rpartition(":")[2] == root
 
     def read(data: bytes, context: Any) -> Any:
         return importlib.import_module(f"{package}.reader").read(data, context)

@@ -19,6 +19,7 @@ def robodesc_formats() -> list[FormatSpec]:
             __name__,
             "MuJoCo's MJCF, compiled as MuJoCo compiles it (defaults, frames, inertia from geoms)",
             writes=True,
+            claims_empty=True,  # an empty .xml is most likely MJCF: its reader reports it as empty
         )
     ]
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...core.errors import InvalidValue, Location, MalformedValue, MissingAttribute, ResourceNotFound
+from ...core.resources import ResourceRefused
 from ..xml import Element
 from . import meshfiles
 from .attributes import Attributes
@@ -68,7 +69,8 @@ class MeshAsset:
                 points = np.array(vertices)
                 triangles = np.array(faces) if faces is not None else None
             elif path is not None:
-                points, triangles = meshfiles.load_mesh_file(path)  # looked up on each call: one patch point
+                limit = read.state.context.limit("mesh")
+                points, triangles = meshfiles.load_mesh_file(path, limit)  # looked up on each call: one patch point
             else:
                 raise read.error(
                     MissingAttribute,
@@ -88,7 +90,8 @@ class MeshAsset:
             )
         except MeshFileUnreadable as exc:
             assert path is not None  # only a file can be unreadable
-            raise ResourceNotFound(
+            refused = isinstance(exc.__cause__, ResourceRefused)  # a device, FIFO or too large a file
+            raise (ResourceRefused if refused else ResourceNotFound)(
                 f"mesh {name!r} cannot be used: {exc}",
                 location=self.location,
                 construct=name,

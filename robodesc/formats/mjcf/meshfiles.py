@@ -13,6 +13,8 @@ import struct
 
 import numpy as np
 
+from ...core.resources import ResourceRefused, read_file
+
 __all__ = ["MalformedMeshFile", "MeshFileError", "MeshFileUnreadable", "UnsupportedMeshFileType", "load_mesh_file"]
 
 
@@ -37,7 +39,7 @@ class MalformedMeshFile(MeshFileError):
     """The file's content is not a valid mesh of its type (an ASCII or truncated STL, a bad OBJ line, ...)."""
 
 
-def load_mesh_file(path: str) -> tuple[np.ndarray, np.ndarray | None]:
+def load_mesh_file(path: str, limit: int | None = None) -> tuple[np.ndarray, np.ndarray | None]:
     """Vertices (float32 values, (n, 3)) and faces ((m, 3) int or ``None``) of a mesh file.
 
     Reads the file the way MuJoCo does (the type is taken from the extension):
@@ -57,14 +59,15 @@ def load_mesh_file(path: str) -> tuple[np.ndarray, np.ndarray | None]:
       then float32 vertices, normals, texcoords and int32 faces); ``None`` faces if it has
       none.
 
-    Raises :class:`MeshFileUnreadable` if the file cannot be read, :class:`UnsupportedMeshFileType`
+    The file is read through `read_file` (a regular file of at most `limit` bytes, by default
+    robodesc's mesh limit). Raises :class:`MeshFileUnreadable` if the file cannot be read or is
+    refused (its cause is then the `ResourceRefused`), :class:`UnsupportedMeshFileType`
     for another extension, :class:`MalformedMeshFile` if its content is malformed.
     """
     ext = path.rsplit(".", 1)[-1].lower() if "." in path else ""
     try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-    except OSError as exc:
+        data = read_file(path, kind="mesh", limit=limit, what="mesh file")
+    except (OSError, ResourceRefused) as exc:
         raise MeshFileUnreadable(f"could not read mesh file {path!r}: {exc}", path, ext) from exc
     if ext == "stl":
         return _load_stl(data, path)

@@ -24,7 +24,7 @@ from ...core.errors import (
     did_you_mean,
 )
 from ...core.geometry import MAX_HEIGHTFIELD_SAMPLES, Material
-from ..xml import Document, Element, Values, parse_xml
+from ..xml import Document, Element, Values, named_at, parse_xml
 from .attributes import ACTUATORS, Attributes, merged
 from .mesh_assets import MeshAsset
 from .records import HfieldAsset
@@ -106,7 +106,12 @@ def _included_document(read: Attributes, include: Element, chain: list[str]) -> 
             construct="include/@file",
             suggestion='write <include file="other.xml"/>',
         )
-    path = name if os.path.isabs(name) else os.path.join(state.context.base_dir, name)
+    path = state.context.permitted(
+        name if os.path.isabs(name) else os.path.join(state.context.base_dir, name),
+        "included file",
+        read.where(include),
+        name,
+    )
     key = os.path.normpath(os.path.abspath(path))
     if key in state.included or key in chain:
         raise read.error(
@@ -118,8 +123,7 @@ def _included_document(read: Attributes, include: Element, chain: list[str]) -> 
         )
     state.included.add(key)
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        data = state.context.read(path, what="included file", location=read.where(include), construct=name)
     except OSError:
         raise ResourceNotFound(
             f"included file {name!r} cannot be read (include chain: {' -> '.join(chain)})",
@@ -128,7 +132,8 @@ def _included_document(read: Attributes, include: Element, chain: list[str]) -> 
             construct=name,
             suggestion="paths in <include> are relative to the main model's folder",
         ) from None
-    document = parse_xml(data, path)
+    with named_at(read.where(include)):
+        document = parse_xml(data, path)
     if document.root.tag != "mujoco":
         raise MissingRootElement(
             f"included file {name!r} must have <mujoco> as its top element",
@@ -212,15 +217,18 @@ def _default_class(read: Attributes, defaults: dict[str, DefaultClass], element:
 
 
 # -- assets ---------------------------------------------------------------------------------------
-def asset_path(read: Attributes, file: str, kind: str) -> str:
-    """Where an asset file is: absolute, or below meshdir/texturedir (`kind`), assetdir or the main folder."""
+def asset_path(read: Attributes, file: str, kind: str, element: Element | None = None) -> str:
+    """Where an asset file is: absolute, or below meshdir/texturedir (`kind`), assetdir or the main folder.
+
+    A confined load refuses a file outside its folders here, at `element`, before anything looks at it."""
     compiler = read.scope.compiler
     if compiler.strippath:
         file = os.path.basename(file)
-    if os.path.isabs(file):
-        return file
-    folder = getattr(compiler, kind) or compiler.assetdir or ""
-    return os.path.join(read.state.context.base_dir, folder, file)
+    if not os.path.isabs(file):
+        folder = getattr(compiler, kind) or compiler.assetdir or ""
+        file = os.path.join(read.state.context.base_dir, folder, file)
+    where = read.where(element) if element is not None else None
+    return read.state.context.permitted(file, f"<{element.tag}> file" if element is not None else "file", where)
 
 
 def _assets(read: Attributes, scope: FileScope, element: Element) -> None:
@@ -270,7 +278,7 @@ def _mesh(read: Attributes, scope: FileScope, element: Element) -> None:
     file = attrs.get("file")
     name = _asset_name(read, element, attrs, "a <mesh>")
     read.unique(element, name, "mesh", scope.meshes)
-    path = asset_path(read, file, "meshdir") if file else None
+    path = asset_path(read, file, "meshdir", element) if file else None
     scope.meshes[name] = MeshAsset(name, element, attrs, path, read)
 
 
@@ -327,7 +335,7 @@ def _hfield(read: Attributes, scope: FileScope, element: Element) -> None:
     scope.hfields[name] = HfieldAsset(
         name=name,
         uri=file,
-        path=asset_path(read, file, "meshdir") if file else None,  # MuJoCo looks for both in meshdir
+        path=asset_path(read, file, "meshdir", element) if file else None,  # MuJoCo looks for both in meshdir
         size=list(size),
         elevation=grid,
         location=read.where(element),
@@ -345,13 +353,13 @@ def _submodel(read: Attributes, scope: FileScope, element: Element) -> None:
             construct="model",
             suggestion='write <model name="arm" file="arm.xml"/>',
         )
-    path = asset_path(read, file, "assetdir")
+    path = asset_path(read, file, "assetdir", element)
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        data = read.state.context.read(path, what="model file", location=read.where(element), construct=file)
     except OSError:
         raise ResourceNotFound(
             f"model file {file!r} cannot be read", tried=[path], location=read.where(element), construct=file
         ) from None
-    document = parse_xml(data, path)
+    with named_at(read.where(element)):
+        document = parse_xml(data, path)
     scope.submodels[name or document.root.get("model") or ""] = document  # unnamed: the file's own model name

@@ -12,10 +12,10 @@ from __future__ import annotations
 import copy
 
 from ...core.errors import Location, MissingAttribute, MissingRootElement, ReservedName
-from ..xml import Element, parse_xml
+from ..xml import Element, named_at, parse_xml
 from .context import FileContext
 from .desc import FileDesc, Instance, ModelDesc, Node, WorldDesc
-from .loader import Loader, include_bases
+from .loader import include_bases
 from .merge import merge_into
 from .names import reference
 from .params import apply_params
@@ -114,7 +114,8 @@ def _overridden_node(node: Node, name: str | None, pose_el: Element | None, wher
 
 def _customized(ctx: FileContext, path: str, folder: str | None, include_el: Element, where: Location) -> ModelDesc:
     """The included model with `<experimental:params>` applied (parsed again, not cached)."""
-    document = parse_xml(Loader.read(path, where), path)
+    with named_at(where):
+        document = parse_xml(ctx.loader.read(path, where), path)
     bases = include_bases(path, folder)
     apply_params(ctx, document, include_el, bases)
     desc = ctx.loader.parse(ctx.loader, document, bases)

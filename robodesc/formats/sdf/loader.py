@@ -17,8 +17,8 @@ import os
 from collections.abc import Callable
 
 from ...core.errors import CyclicInclude, Location, ResourceNotFound, RobodescError
-from ...core.resources import MODEL_PATH_VARIABLES, LoadContext, env_paths
-from ..xml import Document, parse_xml, root_tag
+from ...core.resources import MODEL_PATH_VARIABLES, LoadContext, ResourceRefused, env_paths
+from ..xml import Document, named_at, parse_xml, root_tag
 from .desc import FileDesc
 from .spec import LATEST_VERSION, parse_version
 from .urdf import model_desc_from_urdf
@@ -74,17 +74,18 @@ class Loader:
             if root_tag(data[:4096]) == "robot":
                 desc = self.urdf_desc(path, where)
             else:
-                desc = self.parse(self, parse_xml(data, path), include_bases(path, folder))
+                with named_at(where):
+                    document = parse_xml(data, path)
+                desc = self.parse(self, document, include_bases(path, folder))
         finally:
             self.stack.pop()
         self.files[key] = desc
         return desc
 
-    @staticmethod
-    def read(path: str, where: Location | None) -> bytes:
+    def read(self, path: str, where: Location | None) -> bytes:
+        """The bytes of a file the load names (bounded, regular files only, confined when the load is)."""
         try:
-            with open(path, "rb") as handle:
-                return handle.read()
+            return self.context.read(path, what="included file", location=where, construct=path)
         except OSError as exc:
             raise ResourceNotFound(
                 f"cannot read {path}: {exc.strerror or exc}", location=where, construct=path
@@ -110,7 +111,7 @@ class Loader:
             found = self.contexts[base_dir] = self.context.at(base_dir)
         return found
 
-    def resolve(self, uri: str, base_dirs: list[str]) -> tuple[str | None, list[str]]:
+    def resolve(self, uri: str, base_dirs: list[str], where: Location | None = None) -> tuple[str | None, list[str]]:
         """A local path for `uri`, as libsdformat finds includes and meshes.
 
         `model://NAME/rest` through the model paths; `file://` and relative paths against the
@@ -120,12 +121,12 @@ class Loader:
         tried: list[str] = []
         bare = "://" not in uri and not os.path.isabs(uri)
         for base_dir in base_dirs:
-            path, attempts = self.context_at(base_dir).resolve(uri)
+            path, attempts = self.context_at(base_dir).resolve(uri, where)
             tried.extend(t for t in attempts if t not in tried)
             if path is not None:
                 return path, tried
         if bare and uri:
-            path, attempts = self.context_at(base_dirs[0]).resolve("model://" + uri)
+            path, attempts = self.context_at(base_dirs[0]).resolve("model://" + uri, where)
             tried.extend(t for t in attempts if t not in tried)
             if path is not None:
                 return path, tried
@@ -134,9 +135,11 @@ class Loader:
     def model_paths(self) -> list[str]:
         return [*self.context.search_paths, *env_paths(MODEL_PATH_VARIABLES)]
 
-    def resolve_include(self, uri: str, base_dirs: list[str]) -> tuple[str | None, list[str]]:
+    def resolve_include(
+        self, uri: str, base_dirs: list[str], where: Location | None = None
+    ) -> tuple[str | None, list[str]]:
         """Like `resolve`, for an include URI, which may also name a model folder."""
-        path, tried = self.resolve(uri, base_dirs)
+        path, tried = self.resolve(uri, base_dirs, where)
         if path is not None:
             return path, tried
         # model folders (and files the resolver did not find): libsdformat's own lookup
@@ -156,7 +159,7 @@ class Loader:
         for candidate in candidates:
             if candidate not in tried:
                 tried.append(candidate)
-            if os.path.exists(candidate):
+            if self.context.exists(candidate, folder=True):
                 return os.path.normpath(candidate), tried
         return None, tried
 
@@ -165,7 +168,7 @@ class Loader:
 
         A URI naming a model folder gives the folder's best file by its model.config.
         """
-        path, tried = self.resolve_include(uri, base_dirs)
+        path, tried = self.resolve_include(uri, base_dirs, where)
         if path is None:
             raise ResourceNotFound(
                 f"cannot find the included model {uri!r}",
@@ -175,7 +178,7 @@ class Loader:
                 suggestion="pass search_paths=[...] or set GZ_SIM_RESOURCE_PATH to the folder holding the model",
             )
         if os.path.isdir(path):
-            return model_file_of(path, where), path
+            return model_file_of(path, where, self.context), path
         return path, None
 
 
@@ -188,16 +191,16 @@ def include_bases(path: str, folder: str | None) -> list[str]:
     return bases
 
 
-def model_file_of(folder: str, where: Location) -> str:
+def model_file_of(folder: str, where: Location, context: LoadContext) -> str:
     """The description file a model folder names in its model.config (libsdformat's choice).
 
     Among the `<sdf version="...">` entries the highest version libsdformat can read wins; with
     no version at all the first entry is used.
     """
     config = os.path.join(folder, "model.config")
-    if not os.path.isfile(config):
+    if not context.exists(config):
         manifest = os.path.join(folder, "manifest.xml")
-        if not os.path.isfile(manifest):
+        if not context.exists(manifest):
             raise ResourceNotFound(
                 f"the model folder {folder} has no model.config",
                 tried=[config, manifest],
@@ -207,8 +210,10 @@ def model_file_of(folder: str, where: Location) -> str:
             )
         config = manifest
     try:
-        with open(config, "rb") as handle:
-            document = parse_xml(handle.read(), config)
+        with named_at(where):
+            document = parse_xml(context.read(config, location=where, construct=config), config)
+    except ResourceRefused:
+        raise
     except (OSError, RobodescError) as exc:
         raise ResourceNotFound(f"cannot read {config}: {exc}", location=where, construct=config) from None
     entries = document.root.findall("sdf")

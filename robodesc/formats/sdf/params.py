@@ -20,7 +20,7 @@ from __future__ import annotations
 import copy
 
 from ...core.errors import InvalidValue, MalformedValue, MissingAttribute, RobodescError, excerpt
-from ..xml import Document, Element, parse_xml, to_xml
+from ..xml import Document, Element, named_at, parse_xml, to_xml
 from .context import FileContext
 from .loader import include_bases
 from .spec import GEOMETRY_TAGS, is_custom
@@ -398,8 +398,8 @@ def expand_includes(ctx: FileContext, model: Element, base_dirs: list[str], dept
         uri = text_of(uri_el) if uri_el is not None else ""
         ctx.require(uri, MissingAttribute, child, "<include> has no <uri>", "include/uri")
         path, folder = ctx.loader.include_path(uri, ctx.where(child), base_dirs)
-        with open(path, "rb") as handle:
-            document = parse_xml(handle.read(), path)
+        with named_at(ctx.where(child)):
+            document = parse_xml(ctx.loader.read(path, ctx.where(child)), path)
         included = document.root.find("model")
         if included is None:
             continue  # a light or actor: left for the parser
