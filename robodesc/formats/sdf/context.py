@@ -71,7 +71,7 @@ class FileContext(Values):
 
     def resolve_resource(self, uri: str, element: Element) -> tuple[str | None, list[str]]:
         """A mesh or heightmap URI: resolved (existence only); a miss is a warning, as in libsdformat."""
-        path, tried = self.loader.resolve(uri, self.base_dirs)
+        path, tried = self.loader.resolve(uri, self.base_dirs, self.where(element))
         if path is None:
             self.diagnose(
                 Severity.WARNING,
