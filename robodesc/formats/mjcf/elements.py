@@ -18,10 +18,10 @@ from ...core.diagnostics import Severity
 from ...core.errors import InvalidValue, MissingAttribute
 from ...core.geometry import Material
 from ...core.inertia import PRIMITIVE_SIZES, PRIMITIVES
-from ...core.transforms import make_pose, quat_between, quat_to_matrix
+from ...core.transforms import IDENTITY, make_pose, quat_between, quat_to_matrix
 from ..xml import Element
 from . import inertia as mass_properties
-from .attributes import ORIENTATIONS, Attributes
+from .attributes import ORIENTATIONS, Attributes, merged
 from .checks import FROMTO_KINDS, ignored_class_attributes
 from .mesh_assets import MeshAsset
 from .mujoco_math import MJ_MINVAL
@@ -41,8 +41,22 @@ def read_joint(read: Attributes, element: Element, frame: np.ndarray, active: st
     else:
         attrs = read.defaulted(element, active)
         kind = read.keyword(element, attrs, "type", JOINT_TYPES, "hinge")
-    name = read.name(attrs, "joint")
     note_ignored(read, element, attrs, active, kind)
+    return _joint(read, element, attrs, kind, frame)
+
+
+def generated_joint(read: Attributes, element: Element, active: str | None, written: dict[str, str]) -> JointSpec:
+    """A joint MuJoCo adds on its own for `element` (a ``<flexcomp>`` vertex's slides): the attributes
+    it sets (`written`, with the type) over the joint defaults of the class in force, `active`."""
+    classes = read.resolve(
+        element, read.scope.defaults, active or "main", "default class name", "define it in <default>"
+    )
+    attrs = merged(classes.get("joint", {}), written)
+    return _joint(read, element, attrs, attrs["type"], IDENTITY)
+
+
+def _joint(read: Attributes, element: Element, attrs: dict[str, str], kind: str, frame: np.ndarray) -> JointSpec:
+    name = read.name(attrs, "joint")
     names = read.state.joint_names
     read.unique(element, name, "joint", names)
     pos = np.array(read.floats(element, attrs, "pos", 3, [0.0, 0.0, 0.0]))

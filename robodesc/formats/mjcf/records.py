@@ -222,3 +222,5 @@ class ModelSpec:
     extras: list[Extra] = field(default_factory=list)  # model-level elements kept as written
     diagnostics: list[Diagnostic] = field(default_factory=list)
     referenced: set[str | None] = field(default_factory=set)  # names the model's sections use (for fusestatic)
+    #: bodies of flexcomps with nothing pinned to them, each with an error located at its <flexcomp>
+    unheld_flexes: list[tuple[str, Callable[[str], Exception]]] = field(default_factory=list)

@@ -15,6 +15,7 @@ stages after this one only assemble and compute.
 from __future__ import annotations
 
 import os
+from functools import partial
 
 import numpy as np
 
@@ -32,6 +33,7 @@ from ..xml import Document, Element
 from .attributes import Attributes
 from .checks import listing
 from .elements import read_geom, read_inertial, read_joint, read_site
+from .flexcomp import check_held, flexcomp_bodies
 from .prepare import children, prepare_file
 from .records import (
     ActuatorSpec,
@@ -91,6 +93,7 @@ def read_spec(state: LoadState, document: Document) -> ModelSpec:
             for key, value in element.attrib.items()
             if key != "name"
         }
+    check_held(world, spec.unheld_flexes)
     _report_ignored(state)
     spec.diagnostics = state.diagnostics
     return spec
@@ -154,11 +157,21 @@ class _Walker:
                 self.replicate(child, body, parent, frame, active)
             elif tag == "attach":
                 self.attach(child, body, parent, frame)
+            elif tag == "flexcomp":
+                generated_bodies, held = flexcomp_bodies(read, child, body, frame, active)
+                if not held:
+                    self.spec.unheld_flexes.append((body.name, partial(read.error, InvalidValue, child)))
+                for generated in generated_bodies:
+                    for item in generated.items:
+                        if isinstance(item, JointSpec):
+                            item.trail = (*self.trail, id(child), item.name)
+                    items.append(generated)
+                items.append(read.extra(child, body.name))  # its flex (elements, elasticity, contact) as written
             elif tag in ("camera", "light"):
                 extra = read.extra(child, body.name)
                 extra.attributes = dict(read.defaulted(child, active))
                 items.append(extra)
-            else:  # composite, flexcomp, plugin, ...
+            else:  # composite, plugin, ...
                 items.append(read.extra(child, body.name))
                 read.state.diagnose(
                     Severity.WARNING,

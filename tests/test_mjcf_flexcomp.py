@@ -1,0 +1,345 @@
+"""``<flexcomp>`` against MuJoCo: the bodies it generates (names, order, parents, masses, inertias,
+joints, limits from the class in force) and where they are at qpos0 and at a random keyframe, for
+every type and dof; and MuJoCo's refusals with its messages."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from test_mjcf_keyframes import compare_keyframes
+
+import robodesc
+from robodesc.core.errors import InvalidValue, MissingAttribute, RobodescError
+
+mujoco = pytest.importorskip("mujoco")
+
+OBJ_TETRAHEDRON = "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nv 5 5 5\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n"
+
+
+@pytest.fixture(autouse=True)
+def _tetrahedron(tmp_path: Path) -> None:
+    """The mesh file every model of this module declares as an asset."""
+    (tmp_path / "tetra.obj").write_text(OBJ_TETRAHEDRON)
+
+
+def _model(body: str, defaults: str = "", compiler: str = "") -> str:
+    return f"""<mujoco>
+  <compiler {compiler}/>
+  <default>{defaults}</default>
+  <asset><mesh name="tetra" file="tetra.obj"/></asset>
+  <worldbody>
+    <body name="before" pos="0 0 -1"><joint type="hinge"/><geom size="0.1"/></body>
+    <body name="b" pos="0.1 0.2 1" euler="10 20 30">
+      <geom size="0.1"/>
+      {body}
+      <body name="after" pos="0 0 0.3"><joint type="hinge" axis="1 0 0"/><geom size="0.05"/></body>
+    </body>
+  </worldbody>
+</mujoco>"""
+
+
+def _with_random_keyframe(path: Path, seed: int) -> None:
+    """Add a keyframe of random joint values (unit quaternions for balls and free joints)."""
+    reference = mujoco.MjModel.from_xml_path(str(path))
+    rng = np.random.default_rng(seed)
+    qpos = rng.uniform(-0.5, 0.5, reference.nq)
+    text = path.read_text().replace(
+        "</mujoco>", f'<keyframe><key name="random" qpos="{" ".join(f"{q:.17g}" for q in qpos)}"/></keyframe></mujoco>'
+    )
+    path.write_text(text)
+
+
+def compare(tmp_path: Path, xml: str, seed: int = 0, atol: float = 1e-12) -> robodesc.Model:
+    """robodesc against MuJoCo on `xml`: body names in order, parents, masses, inertias, joints per
+    body and their limits, and every body's world pose at qpos0 and at a random keyframe (within
+    `atol`)."""
+    path = tmp_path / "model.xml"
+    path.write_text(xml)
+    _with_random_keyframe(path, seed)
+    reference = mujoco.MjModel.from_xml_path(str(path))
+    model = robodesc.load(path)
+    names = [reference.body(i).name for i in range(reference.nbody)]
+    assert list(model.bodies) == names
+    for index, name in enumerate(names[1:], start=1):
+        body = model.bodies[name]
+        assert body.parent == names[reference.body_parentid[index]], name
+        assert len(body.joints) == reference.body_jntnum[index], name
+        if reference.body_mass[index] > 0:
+            assert body.inertial is not None
+            assert math.isclose(body.inertial.mass, reference.body_mass[index], rel_tol=1e-12), name
+            moments = np.sort(np.linalg.eigvalsh(body.inertial.inertia))
+            np.testing.assert_allclose(moments, np.sort(reference.body_inertia[index]), rtol=1e-9, err_msg=name)
+    joints = list(model.joints.values())
+    assert len(joints) == reference.njnt
+    for index, joint in enumerate(joints):
+        expected = tuple(reference.jnt_range[index]) if reference.jnt_limited[index] else None
+        limits = (joint.limits.lower, joint.limits.upper) if joint.limits.lower is not None else None
+        assert limits == expected, joint.name
+    assert compare_keyframes(path, atol=max(atol, 1e-9)) == 1
+    poses = model.forward_kinematics({})
+    data = mujoco.MjData(reference)
+    mujoco.mj_kinematics(reference, data)
+    for index, name in enumerate(names[1:], start=1):
+        np.testing.assert_allclose(poses[name][:3, 3], data.xpos[index], atol=atol, err_msg=name)
+    return model
+
+
+CASES = {
+    "grid 1D": '<flexcomp name="F" type="grid" count="5 1 1" spacing=".1 .1 .1" dim="1" pos="0 0 .2"/>',
+    "grid 2D posed and pinned": (
+        '<flexcomp name="F" type="grid" count="4 3 1" spacing=".1 .05 .1" dim="2" pos="0 .1 .5" euler="0 30 45" '
+        'mass="2" inertiabox=".01"><pin id="0 2"/><pin range="5 6"/></flexcomp>'
+    ),
+    "grid 2D pin grid": (
+        '<flexcomp name="F" type="grid" count="4 4 1" spacing=".1 .1 .1" dim="2">'
+        '<pin grid="0 0 3 3"/><pin gridrange="1 0 2 1"/></flexcomp>'
+    ),
+    "grid 3D": '<flexcomp name="F" type="grid" count="3 2 2" spacing=".1 .1 .1" dim="3" quat="0 1 0 0"/>',
+    "grid 3D pin grid": (
+        '<flexcomp name="F" type="grid" count="3 3 3" spacing=".1 .1 .1" dim="3">'
+        '<pin gridrange="0 0 0 2 2 0"/></flexcomp>'
+    ),
+    "circle": '<flexcomp name="F" type="circle" count="7 1 1" spacing=".1 .1 .1" dim="1"/>',
+    "box solid": '<flexcomp name="F" type="box" count="3 4 3" spacing=".1 .1 .1" dim="3"/>',
+    "box open": '<flexcomp name="F" type="box" count="3 3 4" spacing=".1 .1 .1" dim="2"/>',
+    "cylinder": '<flexcomp name="F" type="cylinder" count="4 4 3" spacing=".1 .1 .1" dim="3"/>',
+    "cylinder open": '<flexcomp name="F" type="cylinder" count="4 5 3" spacing=".1 .1 .1" dim="2"/>',
+    "ellipsoid radial": '<flexcomp name="F" type="ellipsoid" count="4 4 4" spacing=".1 .1 .1" dim="3" dof="radial"/>',
+    "ellipsoid open": '<flexcomp name="F" type="ellipsoid" count="3 3 3" spacing=".1 .1 .1" dim="2"/>',
+    "square": '<flexcomp name="F" type="square" count="4 3 1" spacing=".1 .1 .1" dim="1"/>',
+    "disc": '<flexcomp name="F" type="disc" count="5 5 1" spacing=".1 .1 .1"/>',
+    "dof 2d": '<flexcomp name="F" type="grid" count="3 3 1" spacing=".1 .1 .1" dim="2" dof="2d"/>',
+    "trilinear": '<flexcomp name="F" type="grid" count="4 3 3" spacing=".1 .1 .1" dim="3" dof="trilinear" mass="3"/>',
+    "quadratic": '<flexcomp name="F" type="box" count="3 3 3" spacing=".1 .2 .1" dim="3" dof="quadratic" mass="3"/>',
+    "trilinear pinned": (
+        '<flexcomp name="F" type="grid" count="3 3 3" spacing=".1 .1 .1" dim="3" dof="trilinear">'
+        '<pin id="0 3"/></flexcomp>'
+    ),
+    "quadratic elastic": (
+        '<flexcomp name="F" type="grid" count="3 3 3" spacing=".1 .1 .1" dim="3" dof="quadratic">'
+        '<elasticity young="1e4" elastic2d="none"/></flexcomp>'
+    ),
+    "rigid": '<flexcomp name="F" type="grid" count="3 3 1" spacing=".1 .1 .1" rigid="true"/>',
+    "all pinned": '<flexcomp name="F" type="grid" count="2 2 1" spacing=".1 .1 .1"><pin range="0 3"/></flexcomp>',
+    "direct drops unused points": (
+        '<flexcomp name="F" type="direct" point="0 0 0 1 0 0 3 3 3 0 1 0" element="0 1 3" scale="2 1 1" pos="0 0 1"/>'
+    ),
+    "mesh 2D": '<flexcomp name="F" type="mesh" file="tetra.obj" dim="2" scale="2 2 2" pos="1 0 0"/>',
+    "mesh 3D": '<flexcomp name="F" type="mesh" file="tetra.obj" dim="3" origin=".2 .2 .2"/>',
+    "mesh asset, type implied": '<flexcomp name="F" mesh="tetra" dim="2" spacing=".1 .1 .1"/>',
+    "mesh 1D": '<flexcomp name="F" type="mesh" file="tetra.obj" dim="1"/>',
+    "in a frame": (
+        '<frame pos="1 0 0" euler="0 0 90">'
+        '<flexcomp name="F" type="grid" count="3 1 1" spacing=".1 .1 .1" dim="1"/></frame>'
+    ),
+    "two flexcomps": (
+        '<flexcomp name="F" type="grid" count="2 1 1" spacing=".1 .1 .1" dim="1"/>'
+        '<flexcomp name="G" type="grid" count="2 2 1" spacing=".1 .1 .1" dim="2" pos="0 0 1"/>'
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_flexcomp_bodies_match_mujoco(tmp_path: Path, case: str) -> None:
+    # MuJoCo keeps a mesh asset's vertices in single precision: its flex points are off by up to 1e-8
+    compare(tmp_path, _model(CASES[case]), seed=len(case), atol=1e-7 if 'mesh="' in CASES[case] else 1e-12)
+
+
+def test_generated_joints_take_the_class_in_force(tmp_path: Path) -> None:
+    """MuJoCo gives the vertex slides the joint defaults of the childclass in force: a class range
+    makes them limited (autolimits), its armature is theirs."""
+    flexcomp = '<flexcomp name="F" type="grid" count="3 1 1" spacing=".1 .1 .1" dim="1"/>'
+    body = f'<body name="c" childclass="soft">{flexcomp}</body>'
+    defaults = '<joint armature="0.1"/><default class="soft"><joint range="-0.2 0.3" armature="0.2"/></default>'
+    model = compare(tmp_path, _model(body, defaults))
+    slides = [j for j in model.joints.values() if j.child.startswith("F_")]
+    assert len(slides) == 9
+    assert all((j.limits.lower, j.limits.upper) == (-0.2, 0.3) for j in slides)
+    assert {j.dynamics.armature for j in slides} == {0.2}
+
+
+def test_a_flex_pinned_to_a_moving_body(tmp_path: Path) -> None:
+    """A cloth pinned to a jointed body moves with it; keyframes place both as MuJoCo does."""
+    body = (
+        '<body name="hand" pos="0 0 0.2"><joint name="lift" type="slide"/><geom size="0.1"/>'
+        f"{CASES['grid 2D posed and pinned']}</body>"
+    )
+    compare(tmp_path, _model(body), seed=7)
+
+
+@pytest.mark.parametrize("where", ["own body", "body above"])
+def test_a_moving_body_must_hold_its_flex(tmp_path: Path, where: str) -> None:
+    """MuJoCo refuses a flex with nothing pinned to its body when a joint moves that body, naming the
+    nearest jointed body; robodesc too, at the <flexcomp>."""
+    flexcomp = '<flexcomp name="F" count="3 3 1" spacing=".1 .1 .1"/>'
+    inner = f'<body name="c">{flexcomp}</body>' if where == "body above" else flexcomp
+    body = f'<body name="hand"><joint name="lift" type="slide"/><geom size="0.1"/>{inner}</body>'
+    path = tmp_path / "model.xml"
+    path.write_text(_model(body))
+    line = next(i for i, text in enumerate(_model(body).splitlines(), start=1) if "<flexcomp" in text)
+    with pytest.raises(ValueError, match="body 'hand' has joints but no flex vertices/nodes are pinned to it"):
+        mujoco.MjModel.from_xml_path(str(path))
+    with pytest.raises(
+        InvalidValue, match="body 'hand' has joints but no flex vertices/nodes are pinned to it"
+    ) as error:
+        robodesc.load(path)
+    assert error.value.location.line == line
+
+
+def test_flexcomp_is_kept_as_written(tmp_path: Path) -> None:
+    path = tmp_path / "model.xml"
+    path.write_text(
+        _model(
+            '<flexcomp name="F" type="grid" count="2 1 1" spacing=".1 .1 .1" dim="1"><edge stiffness="1"/></flexcomp>'
+        )
+    )
+    model = robodesc.load(path)
+    kept = [extra for extra in model.extras if extra.tag == "flexcomp"] + [
+        extra for body in model.bodies.values() for extra in body.extras.get("kept", []) if extra.tag == "flexcomp"
+    ]
+    assert kept or any("flexcomp" in str(value) for body in model.bodies.values() for value in body.extras.values())
+    assert not [d for d in model.diagnostics if "flexcomp" in d.message]
+
+
+REFUSED = {
+    "no name": (
+        '<flexcomp type="grid" count="2 1 1" dim="1"/>',
+        MissingAttribute,
+        "required attribute missing: 'name'",
+    ),
+    "count": ('<flexcomp name="F" count="0 1 1" dim="1"/>', InvalidValue, "Count too small"),
+    "dim": ('<flexcomp name="F" count="2 1 1" dim="4"/>', InvalidValue, "Invalid dim, must be between 1 and 3"),
+    "spacing": (
+        '<flexcomp name="F" count="3 3 1" spacing=".1 .1 .1" radius=".06"/>',
+        InvalidValue,
+        "Spacing must be larger",
+    ),
+    "mass": ('<flexcomp name="F" count="3 3 1" spacing=".1 .1 .1" mass="0"/>', InvalidValue, "Mass and inertiabox"),
+    "grid without elements": (
+        '<flexcomp name="F" count="3 1 1" spacing=".1 .1 .1"/>',
+        InvalidValue,
+        "No elements were created in grid",
+    ),
+    "box without elements": (
+        '<flexcomp name="F" type="box" count="3 3 1" spacing=".1 .1 .1"/>',
+        InvalidValue,
+        "No elements were created in box",
+    ),
+    "element ids": (
+        '<flexcomp name="F" count="3 3 2" spacing=".1 .1 .1"/>',
+        InvalidValue,
+        "element 8 has point id 10, number of points is 9",
+    ),
+    "pin id": (
+        '<flexcomp name="F" count="3 3 1" spacing=".1 .1 .1"><pin id="9"/></flexcomp>',
+        InvalidValue,
+        "pinid out of range",
+    ),
+    "pin range": (
+        '<flexcomp name="F" count="3 3 1" spacing=".1 .1 .1"><pin range="1"/></flexcomp>',
+        InvalidValue,
+        "Pin range number must be multiple of 2",
+    ),
+    "pin grid on a box": (
+        '<flexcomp name="F" type="box" count="3 3 3" spacing=".1 .1 .1"><pin grid="0 0"/></flexcomp>',
+        InvalidValue,
+        "Pin grid(range) can only be used",
+    ),
+    "radial centre": (
+        '<flexcomp name="F" count="3 3 1" spacing=".1 .1 .1" dof="radial"/>',
+        InvalidValue,
+        "axis too small in joint",
+    ),
+    "mesh origin": (
+        '<flexcomp name="F" type="mesh" file="tetra.obj" dim="3"/>',
+        InvalidValue,
+        "origin must be specified",
+    ),
+    "mesh asset on a grid": (
+        '<flexcomp name="F" type="grid" mesh="m" count="3 3 1" spacing=".1 .1 .1"/>',
+        InvalidValue,
+        "mesh asset can only be used",
+    ),
+    "direct without elements": (
+        '<flexcomp name="F" type="direct" point="0 0 0 1 0 0"/>',
+        InvalidValue,
+        "Point and element required",
+    ),
+    "damping from the class": (
+        '<flexcomp name="F" count="2 1 1" spacing=".1 .1 .1" dim="1"/>',
+        InvalidValue,
+        "cannot have joint damping",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(REFUSED))
+def test_mujoco_refusals(tmp_path: Path, case: str) -> None:
+    """What MuJoCo refuses, robodesc refuses with MuJoCo's message, at the <flexcomp>'s line."""
+    inner, kind, message = REFUSED[case]
+    defaults = '<joint damping="1"/>' if case == "damping from the class" else ""
+    xml = _model(inner, defaults).replace('name="tetra"', 'name="m"')
+    path = tmp_path / "model.xml"
+    path.write_text(xml)
+    with pytest.raises(ValueError, match=None) as reference_error:
+        mujoco.MjModel.from_xml_path(str(path))
+    assert message.split("(")[0].strip() in str(reference_error.value)
+    with pytest.raises(kind) as error:
+        robodesc.load(path)
+    assert message in str(error.value)
+    assert isinstance(error.value, RobodescError)
+    line = next(i for i, text in enumerate(xml.splitlines(), start=1) if "<flexcomp" in text)
+    assert error.value.location.line == line
+
+
+def test_parent_body_must_have_a_name(tmp_path: Path) -> None:
+    path = tmp_path / "model.xml"
+    path.write_text(
+        '<mujoco><worldbody><body><flexcomp name="F" count="2 1 1" spacing=".1 .1 .1" dim="1"/></body></worldbody>'
+        "</mujoco>"
+    )
+    with pytest.raises(ValueError, match="Parent body must have name"):
+        mujoco.MjModel.from_xml_path(str(path))
+    with pytest.raises(InvalidValue, match="Parent body must have name"):
+        robodesc.load(path)
+
+
+def test_box_section_cable_warns_about_twist_bodies(tmp_path: Path) -> None:
+    """MuJoCo 4 adds twist bodies to a cable with a box section; robodesc says it does not."""
+    path = tmp_path / "model.xml"
+    path.write_text(
+        _model(
+            '<flexcomp name="R" count="4 1 1" spacing=".1 .1 .1" dim="1">'
+            '<elasticity section="box" sectionsize=".01 .02" young="1e5"/></flexcomp>'
+        )
+    )
+    reference = mujoco.MjModel.from_xml_path(str(path))
+    assert any(reference.body(i).name.startswith("R_twist") for i in range(reference.nbody))
+    model = robodesc.load(path)
+    notes = [d for d in model.diagnostics if d.code == "not-modelled" and "twist" in d.message]
+    assert len(notes) == 1 and notes[0].location.line is not None
+
+
+def test_interpolated_mesh_nodes_are_placed_and_their_weights_noted(tmp_path: Path) -> None:
+    """Points written out with dof="quadratic": the nodes are MuJoCo's (names, places, joints); MuJoCo
+    weighs them by the elements' volume, which robodesc does not, and says so."""
+    flexcomp = (
+        '<flexcomp name="F" type="direct" point="0 0 0 1 0 0 0 1 0 0 0 1" element="0 1 2 3" dim="3" dof="quadratic"/>'
+    )
+    path = tmp_path / "model.xml"
+    path.write_text(_model(flexcomp))
+    reference = mujoco.MjModel.from_xml_path(str(path))
+    model = robodesc.load(path)
+    names = [reference.body(i).name for i in range(reference.nbody)]
+    assert list(model.bodies) == names
+    poses = model.forward_kinematics({})
+    data = mujoco.MjData(reference)
+    mujoco.mj_kinematics(reference, data)
+    for index, name in enumerate(names[1:], start=1):
+        np.testing.assert_allclose(poses[name][:3, 3], data.xpos[index], atol=1e-12, err_msg=name)
+    assert math.isclose(sum(model.bodies[n].inertial.mass for n in names if n.startswith("F_")), 1.0)
+    notes = [d for d in model.diagnostics if d.code == "not-modelled" and "'F'" in d.message]
+    assert len(notes) == 1 and notes[0].location.line is not None
