@@ -10,6 +10,7 @@ an element kept as it is written, with the checks libsdformat makes on it).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from functools import partial
 
@@ -48,6 +49,8 @@ class FileContext(Values):
         self.version: tuple[int, int] = LATEST_VERSION  # as the file declares it, once its root is read
         self.diagnostics: list[Diagnostic] = []
         self.scopes: dict[int, ModelDesc | WorldDesc] = {}  # id(<model> or <world> element) -> its parsed form
+        #: (parent tag, tag) of unknown elements -> [index of the one diagnostic about them, how many there are]
+        self._unknown: dict[tuple[str | None, str], list[int]] = {}
 
     # -- where things are, what was noticed ------------------------------------------------
     def at(self, element: Element) -> Callable[[], Location]:
@@ -59,15 +62,40 @@ class FileContext(Values):
     ) -> None:
         self.diagnostics.append(Diagnostic(severity, code, message, self.where(element), suggestion))
 
-    def unknown(self, element: Element) -> None:
-        if is_custom(element.tag):
+    def unknown(self, element: Element, parent: str | None = None) -> None:
+        """Note an element robodesc does not read (namespaced custom elements are not noted).
+
+        One diagnostic per file for each (parent tag, tag), located at the first such element and
+        counting the others (see `count_unknown`): a million unknown siblings cost a counter, not a
+        million diagnostics and spelling suggestions."""
+        tag = element.tag
+        if is_custom(tag):
             return
-        self.diagnose(
-            Severity.INFO,
-            "unknown-element",
-            f"<{element.tag}> is not an element robodesc reads here; libsdformat ignores it",
-            element,
-        )
+        seen = self._unknown.get((parent, tag))
+        if seen is not None:
+            seen[1] += 1
+            return
+        self._unknown[(parent, tag)] = [len(self.diagnostics), 1]
+        known = KNOWN_CHILDREN.get(parent) if parent is not None else None
+        if known is None:
+            message, suggestion = f"<{tag}> is not an element robodesc reads here; libsdformat ignores it", None
+        else:
+            message = (
+                f"<{tag}> is not an SDF child of <{parent}>; it is kept as an extra (libsdformat warns and ignores it)"
+            )
+            suggestion = did_you_mean(tag, known)
+        self.diagnose(Severity.INFO, "unknown-element", message, element, suggestion)
+
+    def count_unknown(self) -> None:
+        """Say in each unknown-element diagnostic how many such elements the file holds, once it is read."""
+        for (parent, tag), (index, count) in self._unknown.items():
+            if count > 1:
+                diagnostic = self.diagnostics[index]
+                where = f"<{parent}> elements" if parent else "this file"
+                self.diagnostics[index] = dataclasses.replace(
+                    diagnostic, message=f"{diagnostic.message} ({count:,} <{tag}> in {where}; the first is here)"
+                )
+        self._unknown.clear()
 
     def resolve_resource(self, uri: str, element: Element) -> tuple[str | None, list[str]]:
         """A mesh or heightmap URI: resolved (existence only); a miss is a warning, as in libsdformat."""
@@ -139,15 +167,8 @@ class FileContext(Values):
         """`element` kept as written (an `Extra` later), checked as libsdformat checks it."""
         self.check_kept(element, parent)
         known = KNOWN_CHILDREN.get(parent) if parent is not None else None
-        if known is not None and element.tag not in known and not is_custom(element.tag):
-            self.diagnose(
-                Severity.INFO,
-                "unknown-element",
-                f"<{element.tag}> is not an SDF child of <{parent}>; it is kept as an extra (libsdformat warns and "
-                "ignores it)",
-                element,
-                did_you_mean(element.tag, known),
-            )
+        if known is not None and element.tag not in known:
+            self.unknown(element, parent)
         return Node(element, self.document, self.source)
 
     def check_kept(self, element: Element, parent: str | None = None) -> None:

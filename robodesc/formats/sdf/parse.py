@@ -69,6 +69,7 @@ def parse_file(loader: Loader, document: Document, base_dirs: list[str]) -> File
                 desc.worlds[0].kept.append(item if isinstance(item, Node) else ctx.keep(item, "sdf"))
     else:
         _file_model(ctx, desc, tops)
+    ctx.count_unknown()
     lint(ctx)  # what loads but is doubtful: reader diagnostics on the raw XML
     return desc
 

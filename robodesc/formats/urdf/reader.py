@@ -16,6 +16,7 @@ without a name); on the root body, `material_locations` (robot-level `<material>
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from functools import partial
@@ -133,6 +134,8 @@ class _UrdfReader:
         self._material_locations: dict[str, Location] = {}  # robot-level materials, for `robodesc check`
         # where a joint's <parent>, <child> and <mimic> are, so that errors about them point there
         self._joint_parts: dict[str, dict[str, Location]] = {}
+        #: (parent tag, tag) of unknown elements -> [index of the one diagnostic about them, how many there are]
+        self._unknown: dict[tuple[str, str], list[int]] = {}
 
     # -- helpers --------------------------------------------------------------------------
     def _pose(self, element: Element | None) -> np.ndarray:
@@ -156,9 +159,10 @@ class _UrdfReader:
             ) from None
         return xyz or _ZERO3, rpy or _ZERO3
 
-    def _keep(self, element: Element, owner: str | None, known: bool) -> Extra:
+    def _keep(self, element: Element, owner: str | None, parent: str) -> Extra:
         """An element URDF does not model, kept as an `Extra` (its XML rendered only when asked for),
-        so that nothing written is lost; an element of no known extension is also reported."""
+        so that nothing written is lost; an element of no known extension is also reported: once per
+        (parent tag, tag), counted in `_count_unknown`, so a million unknown siblings cost a counter each."""
         extra = Extra(
             tag=element.tag,
             source=partial(to_xml, element),
@@ -166,14 +170,26 @@ class _UrdfReader:
             owner=owner,
             attributes=dict(element.attrib),
         )
-        if not known:
-            self.model.diagnose(
-                Severity.INFO,
-                "unknown-element",
-                f"<{element.tag}> is not part of URDF; kept as an extra",
-                extra.location,
-            )
+        if parent == "robot" and element.tag in EXTENSION_TAGS:
+            return extra
+        seen = self._unknown.get((parent, element.tag))
+        if seen is not None:
+            seen[1] += 1
+            return extra
+        self._unknown[(parent, element.tag)] = [len(self.model.diagnostics), 1]
+        self.model.diagnose(
+            Severity.INFO, "unknown-element", f"<{element.tag}> is not part of URDF; kept as an extra", extra.location
+        )
         return extra
+
+    def _count_unknown(self) -> None:
+        """Say in each unknown-element diagnostic how many such elements the file holds."""
+        diagnostics = self.model.diagnostics
+        for (parent, tag), (index, count) in self._unknown.items():
+            if count > 1:
+                diagnostic = diagnostics[index]
+                message = f"{diagnostic.message} ({count:,} <{tag}> in <{parent}> elements; the first is here)"
+                diagnostics[index] = dataclasses.replace(diagnostic, message=message)
 
     def _unique_name(self, element: Element, seen: dict, what: str) -> str:
         """The required name of a link, joint or material; urdfdom refuses a name used twice."""
@@ -213,8 +229,9 @@ class _UrdfReader:
             elif tag == "material":
                 self._robot_material(child)
             else:
-                extra = self._keep(child, child.get("reference"), tag in EXTENSION_TAGS)
+                extra = self._keep(child, child.get("reference"), "robot")
                 model.extras.append(extra)
+        self._count_unknown()
         self._resolve_visual_materials()
         v.require(links, InvalidTree, root, "the robot has no links", suggestion='add at least one <link name="..."/>')
         self._build_tree(root, links, joints)
@@ -358,7 +375,7 @@ class _UrdfReader:
                 if shape is not None:
                     body.collisions.append(shape)
             else:
-                body.extras.setdefault("xml", []).append(self._keep(child, name, False))
+                body.extras.setdefault("xml", []).append(self._keep(child, name, "link"))
         self._note_repeated(element, body.extras)
         return body
 
@@ -435,7 +452,7 @@ class _UrdfReader:
         shape = Shape(geometry=geometry, pose=self._pose(element.find("origin")), name=element.get("name"))
         for child in element:
             if child.tag not in ("geometry", "origin", "material"):
-                shape.extras.setdefault("xml", []).append(self._keep(child, None, False))
+                shape.extras.setdefault("xml", []).append(self._keep(child, None, element.tag))
         return shape
 
     def _geometry(self, element: Element) -> Geometry | None:
@@ -668,7 +685,7 @@ class _UrdfReader:
         info diagnostic), and children written more than once (urdfdom reads the first) for checks.py."""
         for child in element:
             if child.tag not in _JOINT_CHILDREN:
-                joint.extras.setdefault("xml", []).append(self._keep(child, joint.name, False))
+                joint.extras.setdefault("xml", []).append(self._keep(child, joint.name, "joint"))
         self._note_repeated(element, joint.extras)
 
     # -- the tree ------------------------------------------------------------------------------
