@@ -19,6 +19,7 @@ import json
 import math
 import os
 import re
+import stat
 import sys
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -70,36 +71,76 @@ def cli_wording(text: str) -> str:
 _SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 
 
-def _candidates(paths: Sequence[str]) -> tuple[list[str], list[str]]:
-    """(files to check, paths that cannot be read). Folders are walked for every file that any
+def _candidates(paths: Sequence[str]) -> tuple[list[str], dict[str, str]]:
+    """(files to check, {path that cannot be read: why}). Folders are walked for every file that any
     offered format claims by extension (also formats two plugins conflict over, so that `check`
-    reports the conflict for each file), and for .xml files whose content a format recognises."""
+    reports the conflict for each file), and for .xml files whose content a format recognises.
+
+    A folder that cannot be listed, and a file that would be checked but cannot be read (no
+    permission, a dangling link, a FIFO or device, which would block or never end), is reported
+    rather than skipped: a linter that quietly checks less than it was given says "all clear"
+    about files it never saw."""
     registry = default_registry()
     extensions = registry.table().extensions()
-    files, unreadable = [], []
+    files: list[str] = []
+    unreadable: dict[str, str] = {}
+
+    def unlistable(error: OSError) -> None:
+        unreadable[error.filename] = error.strerror or str(error)
+
     for path in paths:
-        if os.path.isdir(path):
-            for folder, dirs, names in os.walk(path):
-                dirs.sort()
-                for name in sorted(names):
-                    full = os.path.join(folder, name)
-                    lower = name.lower()
-                    if lower.endswith(extensions) or (lower.endswith(".xml") and _recognised(registry, full)):
-                        files.append(full)
-        elif os.path.isfile(path) and os.access(path, os.R_OK):
-            files.append(path)
-        else:
-            unreadable.append(path)
+        if not os.path.isdir(path):
+            why = _unreadable_file(path)
+            if why:
+                unreadable[path] = why
+            else:
+                files.append(path)
+            continue
+        for folder, dirs, names in os.walk(path, onerror=unlistable):
+            dirs.sort()
+            for name in sorted(names):
+                full = os.path.join(folder, name)
+                lower = name.lower()
+                if not lower.endswith(extensions) and not lower.endswith(".xml"):
+                    continue
+                why = _unreadable_file(full)
+                if why:
+                    unreadable[full] = why
+                elif lower.endswith(extensions):
+                    files.append(full)
+                else:
+                    try:
+                        if _recognised(registry, full):
+                            files.append(full)
+                    except OSError as exc:
+                        unreadable[full] = exc.strerror or str(exc)
     return files, unreadable
 
 
-def _recognised(registry: Registry, path: str) -> bool:
-    """Whether a format recognises the file's content (an .xml file found in a folder)."""
+def _unreadable_file(path: str) -> str | None:
+    """Why `path` cannot be read as a description file, None when it can. Only a regular file is
+    opened: a FIFO would block and a device such as /dev/zero never ends."""
     try:
-        with open(path, "rb") as handle:
-            head = handle.read(4096)
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        if os.path.islink(path):
+            return "a link to a file that does not exist"
+        return exc.strerror or str(exc)
+    if not stat.S_ISREG(mode):
+        return "not a regular file"
+    if not os.access(path, os.R_OK):
+        return "permission denied"
+    return None
+
+
+def _recognised(registry: Registry, path: str) -> bool:
+    """Whether a format recognises the file's content (an .xml file found in a folder); an
+    OSError is the caller's to report."""
+    with open(path, "rb") as handle:
+        head = handle.read(4096)
+    try:
         registry.detect(None, head)
-    except (OSError, FormatError):
+    except FormatError:
         return False
     return True
 
@@ -136,8 +177,8 @@ def _diagnostic_lines(d: Diagnostic, fallback: str) -> list[str]:
 
 def cmd_check(args: argparse.Namespace) -> int:
     files, unreadable = _candidates(args.paths)
-    for path in unreadable:
-        print(f"{PROG}: error: cannot read {path}", file=sys.stderr)
+    for path, why in unreadable.items():
+        print(f"{PROG}: error: cannot read {path}: {why}", file=sys.stderr)
     select, ignore = _codes(args.select), _codes(args.ignore)
     reports = []
     progress = len(files) > 1 and (sys.stderr.isatty() or len(files) > 20)
@@ -172,7 +213,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                 }
                 for r in reports
             ],
-            "unreadable": unreadable,
+            "unreadable": [{"path": path, "reason": why} for path, why in unreadable.items()],
             "summary": {"files": len(reports), "failed": failed, **{str(k) + "s": v for k, v in totals.items()}},
         }
         print(json.dumps(payload, indent=1))

@@ -688,3 +688,76 @@ def test_python_dash_m(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert result.stderr.startswith("robodesc: error: ")
     assert "Traceback" not in result.stderr
+
+
+# -- check: what cannot be read is reported, never skipped ------------------------------------------
+EXIT_UNREADABLE = 2  # docs/cli.md, "Exit status and errors"
+
+
+def _check_command(folder: Path, *prefix: str) -> subprocess.CompletedProcess[str]:
+    """`robodesc check --json folder` in a subprocess, so a read that blocks fails the test by its
+    timeout instead of hanging the run."""
+    command = [*prefix, sys.executable, "-m", "robodesc", "check", "--json", str(folder)]
+    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
+
+
+def test_check_reports_links_to_nowhere_fifos_and_devices_in_a_folder(tmp_path: Path) -> None:
+    """None of these can be read by anyone (a FIFO would block, /dev/zero never ends): each is
+    named with the reason on stderr and in the JSON, the good file is still checked, and the exit
+    status is the one for unreadable input."""
+    (tmp_path / "good.urdf").write_text(DIAG_URDF)
+    (tmp_path / "gone.urdf").symlink_to(tmp_path / "nowhere.urdf")
+    os.mkfifo(tmp_path / "pipe.urdf")
+    os.mkfifo(tmp_path / "pipe.xml")
+    (tmp_path / "zero.sdf").symlink_to("/dev/zero")
+    result = _check_command(tmp_path)
+    assert result.returncode == EXIT_UNREADABLE, result.stderr
+    report = json.loads(result.stdout)
+    assert [f["file"] for f in report["files"]] == [str(tmp_path / "good.urdf")]
+    reasons = {Path(u["path"]).name: u["reason"] for u in report["unreadable"]}
+    assert reasons == {
+        "gone.urdf": "a link to a file that does not exist",
+        "pipe.urdf": "not a regular file",
+        "pipe.xml": "not a regular file",
+        "zero.sdf": "not a regular file",
+    }
+    for name, reason in reasons.items():
+        assert f"robodesc: error: cannot read {tmp_path / name}: {reason}" in result.stderr
+
+
+def _as_nobody() -> list[str]:
+    """A command prefix that drops root's right to read anything; [] when not running as root."""
+    if os.geteuid() != 0:
+        return []
+    if not Path("/usr/bin/setpriv").exists():
+        pytest.skip("running as root without setpriv: root reads files whatever their mode")
+    return ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+
+
+def test_check_reports_a_file_and_a_folder_it_may_not_read() -> None:
+    prefix = _as_nobody()
+    with tempfile.TemporaryDirectory() as top:
+        folder = Path(top) / "robots"
+        (folder / "locked").mkdir(parents=True)
+        (folder / "locked" / "hidden.urdf").write_text(DIAG_URDF)
+        (folder / "good.urdf").write_text(DIAG_URDF)
+        (folder / "secret.urdf").write_text(DIAG_URDF)
+        (folder / "secret.xml").write_text(CLASH_MJCF)
+        os.chmod(top, 0o755)
+        os.chmod(folder, 0o755)
+        for private in ("secret.urdf", "secret.xml", "locked"):
+            os.chmod(folder / private, 0)
+        try:
+            result = _check_command(folder, *prefix)
+        finally:
+            os.chmod(folder / "locked", 0o755)
+    assert result.returncode == EXIT_UNREADABLE, result.stderr
+    report = json.loads(result.stdout)
+    assert [Path(f["file"]).name for f in report["files"]] == ["good.urdf"]
+    reasons = {Path(u["path"]).name: u["reason"] for u in report["unreadable"]}
+    assert reasons == {
+        "locked": "Permission denied",
+        "secret.urdf": "permission denied",
+        "secret.xml": "permission denied",
+    }
+    assert f"cannot read {folder / 'locked'}: Permission denied" in result.stderr
