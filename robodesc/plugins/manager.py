@@ -639,8 +639,7 @@ def _utf8(text: str) -> bytes:
         line = text.count("\n", 0, exc.start) + 1
         column = exc.start - (text.rfind("\n", 0, exc.start) + 1) + 1
         raise InvalidArgument(
-            f"text holds a lone surrogate {text[exc.start]!r} at line {line}, column {column}, which is not "
-            "Unicode text, so it cannot be a description",
+            f"text holds a lone surrogate {text[exc.start]!r}, which is not Unicode text: no description can hold it",
             location=Location(line=line, column=column),
             construct="text",
             suggestion="pass the original bytes to robodesc.loads, or decode them with errors='replace'",
