@@ -389,11 +389,11 @@ class LoadContext:
         check_file(real, kind=kind, limit=self.limit(kind), what=what, location=location, construct=construct)
         return real
 
-    def exists(self, path: str, folder: bool = False) -> bool:
-        """Whether `path` is a file (or, with `folder`, a folder too); a path a confined load may not
-        look at does not exist for it, and is not stat'ed."""
-        real = path if self.allowed_roots is None else confined_path(path, self.allowed_roots)
-        return _is(os.path.isfile, real) or (folder and _is(os.path.isdir, real))
+    def exists(self, path: str) -> bool:
+        """Whether anything is at `path` (`os.path.exists`: a special file too, which `read` then
+        refuses, saying what it is); a path a confined load may not look at does not exist for it,
+        and is not stat'ed."""
+        return _is(os.path.exists, path if self.allowed_roots is None else confined_path(path, self.allowed_roots))
 
     def at(self, base_dir: str) -> LoadContext:
         """This load seen from another folder (an included file's): same search paths, resolver and cache."""

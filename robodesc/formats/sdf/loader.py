@@ -159,7 +159,7 @@ class Loader:
         for candidate in candidates:
             if candidate not in tried:
                 tried.append(candidate)
-            if self.context.exists(candidate, folder=True):
+            if self.context.exists(candidate):
                 return os.path.normpath(candidate), tried
         return None, tried
 
