@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from ...core.diagnostics import Diagnostic, Severity
 from ...core.errors import InvalidValue, UnresolvedReference, did_you_mean
 from ...core.inertia import PRIMITIVES
 from ...core.model import Body, Inertial, JointType, Model
@@ -36,6 +37,7 @@ class _MassBody:
     moving: bool  # has joints
     fused: list[MassPart] = field(default_factory=list)  # <inertial>s of bodies fusestatic merged into it
     merged: bool = False  # fusestatic merged a body into it
+    unknown: bool = False  # part of its mass comes from a mesh a plugin makes, which robodesc cannot
     principal: Principal | None = None  # the compiled inertia, kept for alignfree
 
 
@@ -45,6 +47,7 @@ def compile_model(spec: ModelSpec, model: Model) -> None:
     bodies = _mass_bodies(spec.world, {})
     if compiler.fusestatic:
         _fuse_static(model, bodies, spec.referenced)
+    _note_plugin_meshes(model, bodies, compiler)
     _inertias(model, bodies, compiler)
     if compiler.alignfree:
         _align_free(model, bodies)
@@ -152,7 +155,8 @@ def _body_inertia(body: Body, info: _MassBody, c: Compiler) -> None:
     low, high = c.inertiagrouprange
     use_geoms = c.inertiafromgeom == "true" or (c.inertiafromgeom == "auto" and explicit is None)
     if use_geoms:  # meshes are read only here, when a body's inertia comes from them
-        parts = [p for g in info.geoms if low <= g.group <= high for p in [_geom_mass(g)] if p is not None]
+        counted = [g for g in info.geoms if low <= g.group <= high and not (g.mesh and g.mesh.plugin)]
+        parts = [p for g in counted for p in [_geom_mass(g)] if p is not None]
     else:
         parts = [explicit.part(IDENTITY)] if explicit is not None else []
     parts += info.fused
@@ -244,7 +248,32 @@ def _check_moving_bodies_have_mass(model: Model, bodies: dict[str, _MassBody]) -
             )
 
 
+def _note_plugin_meshes(model: Model, bodies: dict[str, _MassBody], c: Compiler) -> None:
+    """A geom whose mesh a plugin makes adds mass in MuJoCo that robodesc cannot compute: say so at
+    the geom, and let its body pass the moving-body mass check (MuJoCo decides it on that mass)."""
+    low, high = c.inertiagrouprange
+    for name, info in bodies.items():
+        if not (c.inertiafromgeom == "true" or (c.inertiafromgeom == "auto" and info.spec.inertial is None)):
+            continue
+        for geom in info.geoms:
+            if geom.mesh is not None and geom.mesh.plugin is not None and low <= geom.group <= high:
+                info.unknown = True
+                model.diagnostics.append(
+                    Diagnostic(
+                        Severity.WARNING,
+                        "not-modelled",
+                        f"the mass and inertia of this geom come from mesh {geom.mesh.asset!r}, which plugin "
+                        f"instance {geom.mesh.plugin!r} makes; robodesc cannot make it, so body {name!r} "
+                        "has them without this geom",
+                        geom.location,
+                        "give the body an <inertial> to state its mass",
+                    )
+                )
+
+
 def _has_mass(info: _MassBody) -> bool:
+    if info.unknown:
+        return True
     p = info.principal
     return p is not None and p.mass >= MJ_MINVAL and bool(np.all(p.moments >= MJ_MINVAL))
 

@@ -232,8 +232,18 @@ def read_geom(read: Attributes, element: Element, frame: np.ndarray, active: str
     conaffinity = read.integer(element, attrs, "conaffinity", 1)
     group = read.integer(element, attrs, "group", 0)
     asset = _mesh_asset(read, element, attrs, kind)
+    made_by = _plugin_instance(asset.element) if asset is not None else None
     if asset is not None and kind in PRIMITIVES:  # sized and placed to fit the mesh (MuJoCo's fitting)
-        size, pose = _fitted(read, element, attrs, kind, asset, pose)
+        if made_by is None:
+            size, pose = _fitted(read, element, attrs, kind, asset, pose)
+        else:
+            read.state.diagnose(
+                Severity.WARNING,
+                "not-modelled",
+                f"cannot fit a {kind} to mesh {asset.name!r}: plugin instance {made_by!r} makes it, and robodesc "
+                "cannot; the geom keeps the size written",
+                read.where(element),
+            )
     density = read.floats(element, attrs, "density", 1, [1000.0])[0]
     mass = read.floats(element, attrs, "mass", 1, None)
     shell = read.boolean(element, attrs, "shellinertia", False)
@@ -322,9 +332,29 @@ def _check_size(read: Attributes, element: Element, kind: str, size: list[float]
         )
 
 
+def _plugin_instance(element: Element) -> str | None:
+    """The plugin instance that makes a ``<mesh>`` (MuJoCo's SDF plugins: a torus, a gear, ...), if any."""
+    plugin = next((child for child in element if child.tag == "plugin"), None)
+    return None if plugin is None else plugin.get("instance") or plugin.get("plugin") or "unnamed"
+
+
 def _mesh_shape(read: Attributes, asset: MeshAsset) -> MeshShape:
-    """What a mesh geom draws; a mesh file that does not exist is noted (MuJoCo would refuse it)."""
+    """What a mesh geom draws; a mesh file that does not exist is noted (MuJoCo would refuse it). A
+    mesh a plugin makes has no geometry robodesc can read (compile.py leaves it out of masses)."""
     scale, refpos, refquat = asset.frame()
+    made_by = _plugin_instance(asset.element)
+    if made_by is not None:
+        return MeshShape(
+            asset=asset.name,
+            uri=f"plugin:{made_by}",
+            scale=scale,
+            reference=make_pose(quat_to_matrix(refquat), refpos),
+            path=None,
+            tried=[],
+            asset_location=asset.location,
+            processed=asset.processed,
+            plugin=made_by,
+        )
     path, tried = None, []
     if asset.path is not None:
         path = asset.path if os.path.isfile(asset.path) else None

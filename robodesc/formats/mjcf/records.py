@@ -112,6 +112,7 @@ class MeshShape:
     processed: Callable[[], ProcessedMesh]  # the mesh as MuJoCo processes it, read on first call
     vertices: np.ndarray | None = None  # inline vertex data as written ((n, 3)), for a mesh without a file
     faces: np.ndarray | None = None  # inline faces as written ((m, 3)); None: the hull of the vertices
+    plugin: str | None = None  # the plugin instance that makes the mesh (robodesc cannot: no geometry)
 
 
 @dataclass
