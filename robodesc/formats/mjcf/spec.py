@@ -33,6 +33,7 @@ from ..xml import Document, Element
 from .attributes import Attributes
 from .checks import listing
 from .elements import read_geom, read_inertial, read_joint, read_site
+from .engine import note_engine_refusals
 from .flexcomp import check_held, flexcomp_bodies
 from .prepare import children, prepare_file
 from .records import (
@@ -94,6 +95,7 @@ def read_spec(state: LoadState, document: Document) -> ModelSpec:
             if key != "name"
         }
     check_held(world, spec.unheld_flexes)
+    note_engine_refusals(read, root, spec)
     _report_ignored(state)
     spec.diagnostics = state.diagnostics
     return spec
