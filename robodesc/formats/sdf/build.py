@@ -27,6 +27,7 @@ from ...core.transforms import invert_pose
 from .desc import FileDesc, FrameDesc, JointDesc, LinkDesc, ModelDesc, Node
 from .graph import Scope, scope_of
 
+_I4 = np.eye(4)
 _ONE_AXIS = (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC, JointType.SCREW)
 _TWO_AXES = (JointType.UNIVERSAL, JointType.REVOLUTE2)
 
@@ -63,23 +64,31 @@ class Builder:
         self.top: Scope | None = None  # set by `build` (None only for a file without a model or world)
         self.top_pose = np.eye(4)
         self._world_poses: dict[str, np.ndarray] = {}
+        #: full name -> (the prefix of the model it is declared in, that model's scope, its name there)
+        self._homes: dict[str, tuple[str, Scope, str]] = {}
 
     # -- walking the scopes -----------------------------------------------------------------
     def _walk_model(self, desc: ModelDesc, prefix: str, static: bool, owner: str | None, top: bool = True) -> None:
-        scope = scope_of(desc)
-        for link in desc.links:
-            self.links.append(_Item("link", prefix + link.name, link, scope, prefix, static, owner, top))
-        for joint in desc.joints:
-            self.joints.append(_Item("joint", prefix + joint.name, joint, scope, prefix, static, owner, top))
-        for frame in desc.frames:
-            self.frames.append(_Item("frame", prefix + frame.name, frame, scope, prefix, static, owner, top))
-        for node in desc.kept:
-            self.kept.append((node, owner))
-        for instance in desc.models:
-            name = prefix + instance.name
-            for node in instance.kept:
-                self.kept.append((node, name))
-            self._walk_model(instance.desc, name + "::", static or instance.static, name, False)
+        """Collect the links, joints, frames and extras of a model and of every model placed in it, in
+        the order a depth-first walk meets them; with a stack, as models nest as deep as includes go."""
+        stack: list[tuple[ModelDesc, str, bool, str | None, bool, list[Node]]]
+        stack = [(desc, prefix, static, owner, top, [])]
+        while stack:
+            desc, prefix, static, owner, top, instance_kept = stack.pop()
+            self.kept.extend((node, owner) for node in instance_kept)  # given on the <include> that placed it
+            scope = scope_of(desc)
+            for name in scope.local:
+                self._homes[prefix + name] = (prefix, scope, name)
+            for link in desc.links:
+                self.links.append(_Item("link", prefix + link.name, link, scope, prefix, static, owner, top))
+            for joint in desc.joints:
+                self.joints.append(_Item("joint", prefix + joint.name, joint, scope, prefix, static, owner, top))
+            for frame in desc.frames:
+                self.frames.append(_Item("frame", prefix + frame.name, frame, scope, prefix, static, owner, top))
+            self.kept.extend((node, owner) for node in desc.kept)
+            for instance in reversed(desc.models):
+                name = prefix + instance.name
+                stack.append((instance.desc, name + "::", static or instance.static, name, False, instance.kept))
 
     def _top(self) -> Scope:
         """The top scope: every link, joint and frame belongs to a model or world, which sets it."""
@@ -87,12 +96,25 @@ class Builder:
         return self.top
 
     def pose(self, full: str) -> np.ndarray:
-        """World pose of a frame named with its full path in the top scope."""
+        """World pose of a frame named with its full path in the top scope.
+
+        A frame of a nested model is placed through the models it is declared in, each model's pose
+        worked out once from its parent's: linear in the number of frames however deep models nest."""
         found = self._world_poses.get(full)
-        if found is None:
-            found = self.top_pose @ self._top().pose(full)
-            self._world_poses[full] = found
-        return found
+        if found is not None:
+            return found
+        chain = []
+        name = full
+        while name not in self._world_poses and name in self._homes:
+            prefix, scope, local = self._homes[name]
+            chain.append((name, scope, local))
+            name = prefix[:-2]  # the full name of the model it is declared in ('' for the top)
+        base = self._world_poses.get(name)
+        if base is None:
+            base = self._world_poses[name] = self.top_pose @ (self._top().pose(name) if name else _I4)
+        for name, scope, local in reversed(chain):
+            base = self._world_poses[name] = base @ scope.local_pose(local)
+        return base
 
     def attached_body(self, full: str) -> str:
         result = self._top().attached(full)

@@ -11,6 +11,7 @@ checked by `names.py` once the scope is read; `<include>`s go to `includes.py`, 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -39,7 +40,7 @@ def parse_world(ctx: FileContext, element: Element) -> WorldDesc:
     for child in element:
         tag = child.tag
         if tag == "model":
-            world.models.append(nested_instance(ctx, child, in_world=True))
+            world.models.append(_instance(parse_model(ctx, child, top=False, convert14=True)))
         elif tag == "include":
             include(ctx, child, world)
         elif tag == "frame":
@@ -52,9 +53,8 @@ def parse_world(ctx: FileContext, element: Element) -> WorldDesc:
     return world
 
 
-def nested_instance(ctx: FileContext, element: Element, in_world: bool = False) -> Instance:
+def _instance(desc: ModelDesc) -> Instance:
     """A `<model>` in a world or another model, placed where it is written."""
-    desc = parse_model(ctx, element, top=False, convert14=in_world)
     return Instance(
         desc=desc,
         name=desc.name,
@@ -66,29 +66,42 @@ def nested_instance(ctx: FileContext, element: Element, in_world: bool = False) 
 
 
 def parse_model(ctx: FileContext, element: Element, top: bool, convert14: bool | None = None) -> ModelDesc:
-    """A `<model>`; `convert14`: its joints' axes are in the model frame (SDF 1.4, top-level models)."""
+    """A `<model>` and the models nested in it; `convert14`: its joints' axes are in the model frame
+    (SDF 1.4, top-level models and models of a world; nested models never).
+
+    Models nest as deep as the XML does (500 levels), so they are read with a stack of the models
+    open, not by recursion: each model's children in document order, a nested model read where it
+    stands, a model's names checked once everything in it is read, exactly as a recursive reader would.
+    """
     if convert14 is None:
         convert14 = top
-    convert14 = convert14 and ctx.version <= (1, 4)
-    model = _model_header(ctx, element, top)
-    for child in element:
-        tag = child.tag
-        if tag == "link":
-            model.links.append(parse_link(ctx, child))
-        elif tag == "joint":
-            model.joints.append(parse_joint(ctx, child, convert14))
-        elif tag == "frame":
-            model.frames.append(parse_frame(ctx, child))
-        elif tag == "model":
-            model.models.append(nested_instance(ctx, child))
-        elif tag == "include":
-            include(ctx, child, model)
-        elif tag in ("pose", "static"):
-            continue
+    first = _model_header(ctx, element, top)
+    open_models: list[tuple[ModelDesc, Iterator[Element], bool]] = [(first, iter(element), convert14)]
+    while open_models:
+        model, children, convert = open_models[-1]
+        for child in children:
+            tag = child.tag
+            if tag == "link":
+                model.links.append(parse_link(ctx, child))
+            elif tag == "joint":
+                model.joints.append(parse_joint(ctx, child, convert and ctx.version <= (1, 4)))
+            elif tag == "frame":
+                model.frames.append(parse_frame(ctx, child))
+            elif tag == "model":
+                nested = _model_header(ctx, child, top=False)
+                model.models.append(_instance(nested))
+                open_models.append((nested, iter(child), False))
+                break  # read the nested model now; this one's remaining children after it
+            elif tag == "include":
+                include(ctx, child, model)
+            elif tag in ("pose", "static"):
+                continue
+            else:
+                model.kept.append(ctx.keep(child, "model"))
         else:
-            model.kept.append(ctx.keep(child, "model"))
-    check_model_names(model, ctx.diagnostics)
-    return model
+            check_model_names(model, ctx.diagnostics)
+            open_models.pop()
+    return first
 
 
 def _model_header(ctx: FileContext, element: Element, top: bool) -> ModelDesc:

@@ -170,26 +170,30 @@ class Scope:
             start = index + 2
 
     def lookup(self, ref: str) -> str | None:
-        """The path of the frame `ref` names in this scope, or None. `M::__model__` is `M`."""
-        if ref == self.root:
-            return ref
-        if ref in self.local:
-            return ref
-        head, rest = self.split(ref)
-        if head:
-            sub = self.scope(head).lookup(rest)
-            if sub is not None:
-                return head if sub == "__model__" else f"{head}::{sub}"
-        return None
+        """The path of the frame `ref` names in this scope, or None. `M::__model__` is `M`.
+
+        Scoped names are followed down the nested models with a loop, however deep they nest."""
+        scope, heads = self, []
+        while ref != scope.root and ref not in scope.local:
+            head, ref = scope.split(ref)
+            if not head:
+                return None
+            heads.append(head)
+            scope = scope.scope(head)
+        if ref == scope.root and heads:
+            return "::".join(heads)
+        return "::".join([*heads, ref])
 
     def kind_of(self, path: str) -> str:
-        if path == self.root:
-            return "world" if self.is_world else "model"
-        vertex = self.local.get(path)
-        if vertex is not None:
-            return vertex.kind
-        head, rest = self.split(path)
-        return self.scope(head).kind_of(rest)
+        scope = self
+        while True:
+            if path == scope.root:
+                return "world" if scope.is_world else "model"
+            vertex = scope.local.get(path)
+            if vertex is not None:
+                return vertex.kind
+            head, path = scope.split(path)
+            scope = scope.scope(head)
 
     def names(self) -> list[str]:
         return list(self.local)
@@ -232,13 +236,34 @@ class Scope:
         return vertex.pose
 
     def pose(self, path: str) -> np.ndarray:
-        """The pose of frame `path` in this scope's root frame."""
+        """The pose of frame `path` in this scope's root frame.
+
+        A scoped path is followed down the nested models with a loop (the pose of each nested model
+        in its parent's frame, then the frame's in the innermost model), so it costs one step per level
+        and nothing recurses as deep as models nest."""
         found = self._poses.get(path)
+        if found is not None:
+            return found
+        scope, rest, result = self, path, _I4
+        while rest != scope.root and rest not in scope.local:
+            head, rest = scope.split(rest)
+            if not head:
+                raise UnresolvedReference(f"no frame {path!r} in {self.what}", construct=path)
+            result = result @ scope.local_pose(head)
+            scope = scope.scope(head)
+        result = result @ scope.local_pose(rest)
+        self._poses[path] = result
+        return result
+
+    def local_pose(self, name: str) -> np.ndarray:
+        """The pose of this scope's own frame `name` (its root, or a link, joint, frame or nested model
+        declared in it) in the scope's root frame, following relative_to."""
+        found = self._poses.get(name)
         if found is not None:
             return found
         chain: list[str] = []
         seen: set[str] = set()
-        current = path
+        current = name
         while True:
             if current == self.root:
                 base = _I4
@@ -248,12 +273,8 @@ class Scope:
                 base = found
                 break
             vertex = self.local.get(current)
-            if vertex is None:  # a frame inside a nested model
-                head, rest = self.split(current)
-                if not head:
-                    raise UnresolvedReference(f"no frame {current!r} in {self.what}", construct=current)
-                base = self.pose(head) @ self.scope(head).pose(rest)
-                self._poses[current] = base
+            if vertex is None:  # relative_to a frame inside a nested model
+                base = self.pose(current)
                 break
             if current in seen:
                 cycle = chain[chain.index(current) :] + [current]
@@ -266,51 +287,71 @@ class Scope:
             seen.add(current)
             chain.append(current)
             current = self.resolve_reference(vertex.relative_to, vertex, "relative_to")
-        for name in reversed(chain):
-            base = base @ self._local_pose(self.local[name])
-            self._poses[name] = base
-        return self._poses[path] if chain else base
+        for link_name in reversed(chain):
+            base = base @ self._local_pose(self.local[link_name])
+            self._poses[link_name] = base
+        return base
 
     # -- attachment ------------------------------------------------------------------------
     def attached(self, path: str, model_static: bool | None = None) -> tuple:
-        """Where frame `path` is rigidly attached: ("link", path), ("world",) or ("static", model path)."""
-        if path == self.root:
-            if isinstance(self.desc, WorldDesc):
-                return ("world",)
-            static = self.desc.static if model_static is None else model_static
-            if static:
-                return ("static", "")
-            return self.attached(self.canonical) if self.canonical is not None else ("static", "")
-        key = (path, model_static)
-        found = self._attached.get(key)
-        if found is not None:
-            return found
+        """Where frame `path` is rigidly attached: ("link", path), ("world",) or ("static", model path).
+
+        `model_static` overrides the static flag of this scope's model (a nested model's own flag is
+        the instance's). Following the edges may lead into a nested model (a scoped name, a nested
+        model's frame, a canonical link inside one): each such step is taken in a loop, and the answer
+        is prefixed with the models passed on the way back, so nothing recurses as deep as models nest.
+        """
+        steps: list[tuple[Scope, str, list[tuple[str, bool | None]]]] = []  # scope, head into the next, keys
+        scope, current, static = self, path, model_static
+        while True:
+            result, keys, descent = scope._attached_here(current, static)
+            steps.append((scope, descent[0] if descent else "", keys))
+            if descent is None:
+                break
+            _, scope, current, static = descent
+        assert result is not None
+        for scope, head, keys in reversed(steps):
+            if head:
+                result = scope._prefixed(head, result)
+            for key in keys:
+                scope._attached[key] = result
+        return result
+
+    def _attached_here(
+        self, path: str, model_static: bool | None
+    ) -> tuple[tuple | None, list[tuple[str, bool | None]], tuple[str, Scope, str, bool | None] | None]:
+        """Follow attached-to edges from `path` within this scope: (the answer, None) when it is found
+        here, else (None, (the head of the nested model to go on in, its scope, the path there, its static
+        flag)). Also the (frame, static) keys whose answer is the one found (to remember)."""
         chain: list[str] = []
         on_chain: set[str] = set()
+        keys: list[tuple[str, bool | None]] = []
         current = path
         while True:
-            vertex = self.local.get(current)
             if current == self.root:
-                result = self.attached(current, model_static)
-                break
+                if isinstance(self.desc, WorldDesc):
+                    return ("world",), keys, None
+                static = self.desc.static if model_static is None else model_static
+                if static or self.canonical is None:
+                    return ("static", ""), keys, None
+                return None, keys, ("", self, self.canonical, None)
+            keys.append((current, model_static))
             found = self._attached.get((current, model_static))
-            if found is not None:  # a frame further up was resolved before: each edge is followed once
-                result = found
-                break
+            if found is not None:  # resolved before: each edge is followed once
+                return found, keys, None
+            vertex = self.local.get(current)
             if vertex is None:
                 head, rest = self.split(current)
                 if not head:
                     raise UnresolvedReference(f"no frame {current!r} in {self.what}", construct=current)
-                result = self._prefixed(head, self.scope(head).attached(rest, self.nested[head].static))
-                break
+                return None, keys, (head, self.scope(head), rest, self.nested[head].static)
             if vertex.kind == "link":
-                result = ("link", current)
-                break
+                return ("link", current), keys, None
             instance = vertex.instance
             if instance is not None:  # a nested model (the only kind of vertex with an instance)
-                sub = ("static", "") if instance.static else self.scope(current).attached("__model__", False)
-                result = self._prefixed(current, sub)
-                break
+                if instance.static:
+                    return self._prefixed(current, ("static", "")), keys, None
+                return None, keys, (current, self.scope(current), "__model__", False)
             if current in on_chain:
                 cycle = chain[chain.index(current) :] + [current]
                 raise CyclicAttachment(
@@ -331,10 +372,6 @@ class Scope:
                 )
             assert vertex.attached_to is not None  # joints (their child) and frames are attached to something
             current = self.resolve_reference(vertex.attached_to, vertex, attribute)
-        for name in chain:
-            self._attached[(name, model_static)] = result
-        self._attached[key] = result
-        return result
 
     @staticmethod
     def _prefixed(head: str, result: tuple) -> tuple:

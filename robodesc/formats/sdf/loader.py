@@ -14,7 +14,8 @@ file context without importing the parser that uses them.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 
 from ...core.errors import CyclicInclude, Location, ResourceNotFound, RobodescError
 from ...core.resources import MODEL_PATH_VARIABLES, LoadContext, ResourceRefused, env_paths
@@ -26,6 +27,17 @@ from .values import text_of
 
 #: Parses one SDF document, whose relative URIs resolve against the given folders, for a loader.
 ParseFile = Callable[["Loader", Document, list[str]], FileDesc]
+
+
+@dataclass
+class _Pending:
+    """A file of the include tree being read (`Loader._read_tree`)."""
+
+    key: tuple[str, str | None]  # (absolute path, model folder it was found through)
+    where: Location | None  # the <uri> that names it
+    document: Document | None = None  # None for a URDF file
+    bases: list[str] = field(default_factory=list)  # where its relative URIs resolve
+    includes: Iterator[tuple[tuple[str, str | None], Location]] | None = None  # None until it is read
 
 
 class Loader:
@@ -40,6 +52,8 @@ class Loader:
         self.files: dict[tuple[str, str | None], FileDesc] = cache.setdefault("files", {})
         #: folder -> the load seen from that folder (relative URIs of the files there)
         self.contexts: dict[str, LoadContext] = cache.setdefault("contexts", {})
+        #: files that failed to read or parse, with their error (raised wherever they are included)
+        self.failed: dict[tuple[str, str | None], RobodescError] = {}
 
     # -- files -----------------------------------------------------------------------------
     def parse_text(self, data: bytes, source: str | None, base_dir: str) -> FileDesc:
@@ -47,6 +61,7 @@ class Loader:
         document = parse_xml(data, source)
         if source is not None:
             self.stack.append(os.path.abspath(source))
+        self._read_included(document, [base_dir])
         return self.parse(self, document, [base_dir])
 
     def file_desc(self, path: str, where: Location | None, folder: str | None = None) -> FileDesc:
@@ -55,32 +70,88 @@ class Loader:
         `folder` is the model folder the file was found through, if any: libsdformat then also
         resolves the file's own relative includes against the folder that holds the model folder.
         """
-        path = os.path.abspath(path)
-        key = (path, folder)
-        cached = self.files.get(key)
-        if cached is not None:
-            return cached
-        if path in self.stack:
-            chain = " -> ".join(os.path.basename(p) for p in (*self.stack[self.stack.index(path) :], path))
-            raise CyclicInclude(
-                f"files include each other in a loop: {chain}",
-                location=where,
-                construct=path,
-                suggestion="remove one <include> of the loop",
-            )
-        data = self.read(path, where)
-        self.stack.append(path)
-        try:
-            if root_tag(data[:4096]) == "robot":
-                desc = self.urdf_desc(path, where)
-            else:
-                with named_at(where):
-                    document = parse_xml(data, path)
-                desc = self.parse(self, document, include_bases(path, folder))
-        finally:
-            self.stack.pop()
-        self.files[key] = desc
-        return desc
+        key = (os.path.abspath(path), folder)
+        if key not in self.files and key not in self.failed:
+            if key[0] in self.stack:
+                chain = " -> ".join(os.path.basename(p) for p in (*self.stack[self.stack.index(key[0]) :], key[0]))
+                raise CyclicInclude(
+                    f"files include each other in a loop: {chain}",
+                    location=where,
+                    construct=key[0],
+                    suggestion="remove one <include> of the loop",
+                )
+            self._read_tree(key, where)
+        failed = self.failed.get(key)
+        if failed is not None:
+            raise failed
+        return self.files[key]
+
+    def _read_included(self, document: Document, base_dirs: list[str]) -> None:
+        """Read the files `document` includes (and theirs) before it is parsed, see `_read_tree`."""
+        for key, where in self._includes(document, base_dirs):
+            if key not in self.files and key not in self.failed and key[0] not in self.stack:
+                self._read_tree(key, where)
+
+    def _read_tree(self, top: tuple[str, str | None], top_where: Location | None) -> None:
+        """Parse the file `top` and every file it includes, each after the files it includes.
+
+        Includes nest as deep as files do, so the include tree is walked with a stack, not by
+        recursion: a file's includes are found in its XML first, those files are parsed (theirs
+        first), and only then the file itself, whose parser then finds every include already parsed
+        (`file_desc`). The parse of each file is the one a recursive reader would make, errors
+        included: a file that fails is remembered with its error, raised where it is included (an
+        include that cannot be found or that closes a loop is left for the parser to report).
+        """
+        frames: list[_Pending] = [_Pending(top, top_where)]
+        while frames:
+            frame = frames[-1]
+            path, folder = frame.key
+            if frame.includes is None:  # first visit: read the file, find what it includes
+                try:
+                    data = self.read(path, frame.where)
+                    if root_tag(data[:4096]) != "robot":
+                        with named_at(frame.where):
+                            frame.document = parse_xml(data, path)
+                except RobodescError as error:
+                    self.failed[frame.key] = error
+                    frames.pop()
+                    continue
+                self.stack.append(path)
+                frame.bases = include_bases(path, folder)
+                frame.includes = iter(self._includes(frame.document, frame.bases) if frame.document else ())
+            following = next(frame.includes, None)
+            if following is not None:
+                key, where = following
+                if key not in self.files and key not in self.failed and key[0] not in self.stack:
+                    frames.append(_Pending(key, where))
+                continue
+            try:  # everything it includes is read: the file itself
+                if frame.document is None:
+                    self.files[frame.key] = self.urdf_desc(path, frame.where)
+                else:
+                    self.files[frame.key] = self.parse(self, frame.document, frame.bases)
+            except RobodescError as error:
+                self.failed[frame.key] = error
+            finally:
+                self.stack.pop()
+                frames.pop()
+
+    def _includes(self, document: Document, base_dirs: list[str]) -> list[tuple[tuple[str, str | None], Location]]:
+        """(file key, where its <uri> is) of each `<include>` in `document` that names a file; an
+        include that does not is skipped here and reported by the parser where it meets it."""
+        found = []
+        for include in document.root.iter("include"):
+            uri_el = include.find("uri")
+            uri = text_of(uri_el) if uri_el is not None else ""
+            if not uri or uri_el is None:
+                continue
+            where = Location(file=document.source, node=(document, uri_el))
+            try:
+                path, folder = self.include_path(uri, where, base_dirs)
+            except RobodescError:
+                continue
+            found.append(((os.path.abspath(path), folder), where))
+        return found
 
     def read(self, path: str, where: Location | None) -> bytes:
         """The bytes of a file the load names (bounded, regular files only, confined when the load is)."""
