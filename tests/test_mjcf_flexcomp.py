@@ -122,6 +122,10 @@ CASES = {
         '<flexcomp name="F" type="grid" count="3 3 3" spacing=".1 .1 .1" dim="3" dof="quadratic">'
         '<elasticity young="1e4" elastic2d="none"/></flexcomp>'
     ),
+    "quadratic shell": (
+        '<flexcomp name="F" type="grid" count="3 3 3" spacing=".1 .1 .1" dim="3" dof="quadratic">'
+        '<elasticity young="1e4" elastic2d="bend" thickness=".01"/></flexcomp>'
+    ),
     "rigid": '<flexcomp name="F" type="grid" count="3 3 1" spacing=".1 .1 .1" rigid="true"/>',
     "all pinned": '<flexcomp name="F" type="grid" count="2 2 1" spacing=".1 .1 .1"><pin range="0 3"/></flexcomp>',
     "direct drops unused points": (
@@ -267,6 +271,22 @@ REFUSED = {
         '<flexcomp name="F" type="direct" point="0 0 0 1 0 0"/>',
         InvalidValue,
         "Point and element required",
+    ),
+    "edge stiffness in 2D": (
+        '<flexcomp name="F" count="3 3 1" spacing=".1 .1 .1"><edge stiffness="1"/></flexcomp>',
+        InvalidValue,
+        "edge stiffness only available for dim=1, please use <elasticity>",
+    ),
+    "shell without thickness": (
+        '<flexcomp name="F" count="3 3 1" spacing=".1 .1 .1"><elasticity young="1e4" elastic2d="bend"/></flexcomp>',
+        InvalidValue,
+        "2d elasticity requires positive thickness",
+    ),
+    "shell of a cable": (
+        '<flexcomp name="F" count="3 1 1" dim="1" spacing=".1 .1 .1">'
+        '<elasticity young="1e4" elastic2d="bend" thickness=".1"/></flexcomp>',
+        InvalidValue,
+        "2d elasticity requires 2d flex",
     ),
     "damping from the class": (
         '<flexcomp name="F" count="2 1 1" spacing=".1 .1 .1" dim="1"/>',

@@ -72,6 +72,8 @@ class _Flexcomp:
     rigid: bool
     cellcount: list[int]
     elastic2d: bool  # an <elasticity elastic2d> other than "none": an interpolated flex is a shell
+    thickness: float  # of <elasticity>; MuJoCo's default -1
+    edge_stiffness: float  # of <edge>
     pins: dict[str, list[int]] = field(default_factory=dict)  # id, range, grid, gridrange: all <pin>s
 
 
@@ -107,6 +109,7 @@ def flexcomp_bodies(
             pinned = np.concatenate([pinned[keep], pinned[len(used) :]])
     if fc.rigid:
         return [], True
+    _check_elasticity(fc, fail)
     _note_twist(read, element, fc)
     if fc.dof in _INTERPOLATED:
         _note_interpolated_mesh(read, element, fc)
@@ -192,6 +195,8 @@ def _settings(read: Attributes, element: Element) -> _Flexcomp:
         rigid=read.boolean(element, attrs, "rigid", False),
         cellcount=_ints(read, element, "cellcount", 3, [-1, -1, -1]),
         elastic2d=False,
+        thickness=-1.0,
+        edge_stiffness=0.0,
     )
     for child in element:
         if child.tag == "contact":
@@ -199,6 +204,9 @@ def _settings(read: Attributes, element: Element) -> _Flexcomp:
         elif child.tag == "elasticity":
             keyword = read.keyword(child, child.attrib, "elastic2d", ("none", "bend", "stretch", "both"), "none")
             fc.elastic2d = keyword != "none"
+            fc.thickness = read.floats(child, child.attrib, "thickness", 1, [-1.0])[0]
+        elif child.tag == "edge":
+            fc.edge_stiffness = read.floats(child, child.attrib, "stiffness", 1, [0.0])[0]
         elif child.tag == "pin":
             for key in ("id", "range", "grid", "gridrange"):
                 fc.pins.setdefault(key, []).extend(_ints(read, child, key, None, []))
@@ -237,6 +245,16 @@ def _check_pins(fc: _Flexcomp, fail) -> None:  # noqa: ANN001
         raise fail("Pin grid(range) can only be used with grid or interpolated")
     if dim == 1 and (grid or gridrange):
         raise fail("Pin grid(range) cannot be used with dim=1")
+
+
+def _check_elasticity(fc: _Flexcomp, fail) -> None:  # noqa: ANN001
+    """MuJoCo's checks of a flex's stiffness, once its dimension is known (a file's, or forced)."""
+    if fc.edge_stiffness and fc.dim != 1:
+        raise fail("edge stiffness only available for dim=1, please use <elasticity>")
+    if fc.elastic2d and fc.thickness <= 0:
+        raise fail("2d elasticity requires positive thickness", 'add thickness="..." to <elasticity>')
+    if fc.elastic2d and fc.dim != 2 and fc.dof not in _INTERPOLATED:
+        raise fail("2d elasticity requires 2d flex", 'remove elastic2d, or use dim="2"')
 
 
 def _check_elements(elements: np.ndarray, npoints: int, fail) -> None:  # noqa: ANN001
