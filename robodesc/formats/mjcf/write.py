@@ -31,8 +31,9 @@ from xml.etree.ElementTree import Element, SubElement, fromstring, indent, tostr
 
 import numpy as np
 
-from ...core.errors import Location
+from ...core.errors import Location, RobodescError
 from ...core.model import Body, Joint, JointType, Model
+from ...core.resources import read_file
 from ...core.transforms import IDENTITY, invert_pose, matrix_to_quat, quat_multiply, quat_to_matrix
 from ...core.writing import WriteContext, unique_name
 from .write_geoms import GeomWriter, num, nums, set_pose
@@ -789,9 +790,8 @@ class _Writer:
         found: dict[str, str] = {}
         for file in files:
             try:
-                with open(file, encoding="utf-8", errors="replace") as handle:
-                    text = handle.read()
-            except OSError:
+                text = read_file(file).decode("utf-8", errors="replace")
+            except (OSError, RobodescError):  # gone, or no longer a file robodesc reads: nothing to keep
                 continue
             self.uses_classes |= re.search(r"<default\b", text) is not None
             for element in re.findall(r"<compiler\b[^>]*>", text):

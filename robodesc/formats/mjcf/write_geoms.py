@@ -32,6 +32,7 @@ from ...core.geometry import (
     Shape,
     Sphere,
 )
+from ...core.resources import read_head
 from ...core.transforms import make_pose, matrix_to_quat, quat_between
 from ...core.writing import WriteContext, unique_name
 
@@ -356,9 +357,8 @@ def _binary_stl(path: str) -> bool:
     """Whether an STL file is binary (its size is what its triangle count says): MuJoCo reads only those."""
     try:
         size = os.path.getsize(path)
-        with open(path, "rb") as handle:
-            head = handle.read(84)
-    except OSError:
+        head = read_head(path, 84)
+    except (OSError, RobodescError):
         return True  # MuJoCo will say what is wrong with it
     if len(head) < 84:
         return False
