@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -52,18 +53,15 @@ def _fail(message: str) -> GmshError:
 
 _UINT = rb"[+-]?[0-9]+"
 _DOUBLE = rb"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
-_PATTERNS = {"u": re.compile(_UINT), "i": re.compile(_UINT), "d": re.compile(_DOUBLE)}
+_INTEGER = re.compile(_UINT)
 _DECIMAL = re.compile(_DOUBLE)
 _HEX = re.compile(rb"[+-]?0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?")
-_SPECIAL = re.compile(rb"[+-]?(?:inf|nan)", re.IGNORECASE)
-_FLOAT_CHARS = frozenset(b"0123456789abcdefABCDEFxXpPiInN")
+_FLOAT_CHARS = frozenset(b"0123456789abcdefABCDEFxXpP")
 _DBL_MIN = 2.2250738585072014e-308
 
 
-def _convert(kind: str, text: bytes) -> int | float | None:
-    """The value stream extraction gives for a whole token, or None where it sets failbit."""
-    if kind == "d":
-        return _strtod(text)
+def _convert(kind: str, text: bytes) -> int | None:
+    """The integer stream extraction gives for ``[+-]digits``, or None where it sets failbit."""
     number = int(text)
     if kind == "i":
         return number if -(2**31) <= number <= _INT_MAX else None
@@ -74,30 +72,29 @@ def _convert(kind: str, text: bytes) -> int | float | None:
 
 def _strtod(text: bytes) -> float | None:
     """strtod's value when it converts all of ``text`` without ERANGE; None is libc++'s failbit."""
+    hexadecimal = _HEX.fullmatch(text) is not None
+    if not hexadecimal and _DECIMAL.fullmatch(text) is None:
+        return None
     try:
-        if _DECIMAL.fullmatch(text):
-            value = float(text)
-        elif _HEX.fullmatch(text):
-            value = float.fromhex(text.decode())
-        elif _SPECIAL.fullmatch(text):
-            return float(text)
-        else:
-            return None
+        value = float.fromhex(text.decode()) if hexadecimal else float(text)
     except OverflowError:
         return None
     if math.isinf(value) or abs(value) < _DBL_MIN and value != 0.0:
         return None  # overflow and underflow: ERANGE
-    if value == 0.0 and any(c in b"123456789" for c in text.split(b"e")[0].split(b"E")[0]):
-        return None  # a non-zero decimal that underflowed to zero
+    if value == 0.0:
+        mantissa = re.split(rb"[pP]" if hexadecimal else rb"[eE]", text)[0]
+        digits = mantissa.lstrip(b"+-")[2:] if hexadecimal else mantissa
+        if any(c not in b"0.+-" for c in digits):
+            return None  # a non-zero number that underflowed to zero
     return value
 
 
 def _collect_double(token: bytes) -> int:
     """How many bytes of ``token`` libc++ gathers for a floating-point extraction.
 
-    It takes hex digits, x, p, i, n and one decimal point (none after an exponent), and a sign
+    It takes hex digits, x, p and one decimal point (none after an exponent), and a sign
     only first or right after the exponent letter, then hands them all to strtod -- so "5.0abc"
-    fails as a whole instead of giving 5.0.
+    fails as a whole instead of giving 5.0. ("inf" and "nan" are never numbers here.)
     """
     exponent = ord("E")
     in_units = True
@@ -133,9 +130,15 @@ class _Stream:
         self.good = True
         # the stream hits end of file when it consumes the last character of the section
         self.trailing_space = section[-1:].isspace()
+        # numpy's fixed-width strings drop trailing NULs, so such a section is read token by token
+        self.fast = b"\0" not in section
 
-    def read(self, kind: str) -> int | float | None:
-        """One extraction; None once the stream is no longer good."""
+    def read(self, kind: str, *, end_ok: bool = False) -> int | float | None:
+        """One extraction; None when it leaves the stream no longer good.
+
+        A read that ends exactly at the end of the section gives its value only with ``end_ok``
+        (where the decoder tests ``fail()`` rather than ``good()``).
+        """
         if not self.good:
             return None
         if self.index >= len(self.tokens):
@@ -146,7 +149,7 @@ class _Stream:
             used = _collect_double(token)
             value = _strtod(token[:used]) if used else None
         else:
-            match = _PATTERNS[kind].match(token)
+            match = _INTEGER.match(token)
             used = match.end() if match else 0
             value = _convert(kind, token[:used]) if used else None
         if value is None:
@@ -157,22 +160,28 @@ class _Stream:
         else:
             self.index += 1
             if self.index == len(self.tokens) and not self.trailing_space:
-                self.good = False  # value read, but eofbit set: the decoder rejects it
+                self.good = False  # value read, but eofbit set
+                return value if end_ok else None
         return value
 
-    def read_many(self, kinds: str, count: int) -> list[int | float]:
-        """Up to ``count`` records of ``kinds``, flattened; fewer when a read fails (then not good)."""
+    def read_many(self, kinds: str, count: int, dtype: Any = None) -> np.ndarray:
+        """Up to ``count`` records of ``kinds``, flattened; fewer when a read fails (then not good).
+
+        The values come as uint64 for ``u`` only, int64 for ``i`` only, float64 for ``d`` only,
+        exact Python numbers for a mix, unless ``dtype`` says otherwise.
+        """
         width = len(kinds)
         total = width * count
         end = self.index + total
-        if self.good and total and end <= len(self.tokens):
-            chunk = self.tokens[self.index : end]
-            bulk = self._bulk(kinds, chunk)
+        if dtype is None:
+            dtype = _DTYPES[kinds[0]] if len(set(kinds)) == 1 else object
+        if self.good and self.fast and total and end <= len(self.tokens):
+            bulk = _bulk(kinds, self.tokens[self.index : end], dtype)
             if bulk is not None:
                 self.index = end
                 if end == len(self.tokens) and not self.trailing_space:
                     self.good = False
-                    bulk.pop()
+                    return bulk[:-1]
                 return bulk
         values: list[int | float] = []
         for n in range(total):  # bounded by the tokens present: each read consumes or fails
@@ -180,51 +189,51 @@ class _Stream:
             if value is None:
                 break
             values.append(value)
-        return values
+        return np.array(values, dtype=dtype)
 
-    @staticmethod
-    def _bulk(kinds: str, chunk: list[bytes]) -> list[int | float] | None:
-        """All values of ``chunk`` if every token is exactly one number of its kind, else None."""
-        width = len(kinds)
-        columns: list[list[int | float]] = []
-        for column, kind in enumerate(kinds):
-            tokens = chunk[column::width]
-            joined = b" ".join(tokens)
-            pattern = _PATTERNS[kind].pattern
-            if re.fullmatch(rb"(?:%s)(?: (?:%s))*" % (pattern, pattern), joined) is None:
+
+_DTYPES: dict[str, type] = {"u": np.uint64, "i": np.int64, "d": np.float64}
+# bytes a token may hold to be converted in bulk: anything else goes the exact, slow way
+_BULK_BYTES = {
+    "u": np.isin(np.arange(256), list(b"0123456789")),
+    "i": np.isin(np.arange(256), list(b"0123456789")),
+    "d": np.isin(np.arange(256), list(b"0123456789.eE+-")),
+}
+_BULK_DIGITS = {"u": 18, "i": 9, "d": 10**9}  # short enough to never overflow
+
+
+def _bulk(kinds: str, chunk: list[bytes], dtype: Any) -> np.ndarray | None:
+    """All values of ``chunk`` (records of ``kinds``) when every token is exactly one plain
+    number of its kind, converted at C speed; None sends the caller to the token-by-token path.
+
+    A token of digits (and, for doubles, of ``.eE+-``) that numpy converts is exactly one number
+    to libc++ too: the float grammar over those characters is the same, and short digit runs
+    cannot overflow. Values strtod would flag with ERANGE are left to the slow path.
+    """
+    width = len(kinds)
+    out = np.empty(len(chunk), dtype=dtype)
+    for column, kind in enumerate(kinds):
+        text = np.array(chunk[column::width])
+        size = text.dtype.itemsize
+        if size > _BULK_DIGITS[kind]:
+            return None
+        chars = text.view(np.uint8).reshape(len(text), size)
+        if not np.all(_BULK_BYTES[kind][chars] | (chars == 0)):
+            return None
+        try:
+            values = text.astype(np.float64 if kind == "d" else np.int64)
+        except ValueError:
+            return None
+        if kind == "d":
+            magnitude = np.abs(values)
+            if np.any(np.isinf(magnitude) | ((magnitude < _DBL_MIN) & (magnitude != 0.0))):
                 return None
-            converted = _bulk_convert(kind, tokens)
-            if converted is None:
-                return None
-            columns.append(converted)
-        flat: list[int | float] = [0] * len(chunk)
-        for column, values in enumerate(columns):
-            flat[column::width] = values
-        return flat
-
-
-def _bulk_convert(kind: str, tokens: list[bytes]) -> list[int | float] | None:
-    """``_convert`` over well-formed tokens at C speed; None where any of them sets failbit."""
-    if kind == "d":
-        floats = list(map(float, tokens))
-        array = np.abs(np.array(floats))
-        if np.any(np.isinf(array) | ((array < _DBL_MIN) & (array != 0.0))):
-            return None
-        if any(_strtod(tokens[i]) is None for i in np.flatnonzero(array == 0.0)):
-            return None
-        return floats
-    ints = list(map(int, tokens))
-    if not ints:
-        return []
-    low, high = min(ints), max(ints)
-    if kind == "i" and (low < -(2**31) or high > _INT_MAX):
-        return None
-    if kind == "u":
-        if low <= -_SIZE_T or high >= _SIZE_T:
-            return None
-        if low < 0:
-            ints = [v % _SIZE_T for v in ints]
-    return ints  # type: ignore[return-value]
+            zeros = chars[magnitude == 0.0]
+            before_exponent = np.cumsum((zeros == ord("e")) | (zeros == ord("E")), axis=1) == 0
+            if np.any(before_exponent & (zeros >= ord("1")) & (zeros <= ord("9"))):
+                return None  # a non-zero decimal that underflowed to zero: ERANGE
+        out[column::width] = values
+    return out
 
 
 def _ascii_header_line_ok(section: bytes) -> bool:
@@ -272,8 +281,8 @@ def read_gmsh(data: bytes, filename: str | None = None) -> GmshMesh:
         suffix = f" '{filename}'" if filename is not None else ""
         raise GmshError("no decoder found for mesh file" + suffix)
     header = _Stream(data[11 : 11 + 64])
-    version = header.read("d")
-    binary = header.read("i")  # nothing once the version failed or ended the header
+    version = header.read("d", end_ok=True)
+    binary = header.read("i", end_ok=True)  # nothing once the version failed or ended the header
     # a plain ``if (!(ss >> version >> binary))``: a header that ends right after them is fine
     if version is None or binary is None:
         raise _fail("Could not read GMSH file header")
@@ -312,8 +321,9 @@ def read_gmsh(data: bytes, filename: str | None = None) -> GmshMesh:
     if len(nodes) == 0:
         raise GmshError("GMSH mesh has no nodes")
     if dim == 2:
-        # MuJoCo keeps a surface mesh's nodes in single precision
-        nodes = nodes.astype(np.float32).astype(np.float64)
+        # MuJoCo keeps a surface mesh's nodes in single precision (too large ones become infinite)
+        with np.errstate(over="ignore", invalid="ignore"):
+            nodes = nodes.astype(np.float32).astype(np.float64)
     return GmshMesh(dim=dim, nodes=nodes, elements=elements.astype(np.int64).reshape(-1, dim + 1))
 
 
@@ -430,7 +440,7 @@ def _read_v22(data: bytes, binary: bool, nb: int, ne: int, eb: int, ee: int) -> 
         count = int(first)
         if count >= _INT_MAX // 3:
             raise _fail("Invalid number of nodes.")
-        values = stream.read_many("uddd", count)
+        values = stream.read_many("uddd", count, np.float64)  # the tags are not used
         if len(values) < 4 * count:
             raise _fail("Error reading node tags" if len(values) % 4 == 0 else "Error reading node coordinates")
         nodes = np.array(values, dtype=np.float64).reshape(count, 4)[:, 1:].copy()
@@ -530,28 +540,28 @@ def _ascii_v22_elements(stream: _Stream, n_elem: int, per: int, first_tags: int,
     width = 3 + extra + per
     end = stream.index + width * rest
     at_eof = end == len(stream.tokens) and not stream.trailing_space
-    if rest and stream.good and end <= len(stream.tokens) and not at_eof:
-        bulk = _Stream._bulk("i" * width, stream.tokens[stream.index : end])
-        if bulk is not None and all((int(v) > 0) == (extra > 0) for v in bulk[2::width]):
-            table = np.array(bulk, dtype=np.int64).reshape(rest, width)[:, 3 + extra :]
+    if rest and stream.good and stream.fast and end <= len(stream.tokens) and not at_eof:
+        bulk = _bulk("i" * width, stream.tokens[stream.index : end], np.int64)
+        if bulk is not None and np.all((bulk[2::width] > 0) == (extra > 0)):
+            table = bulk.reshape(rest, width)[:, 3 + extra :]
             if np.any((table < 1) | (table > n_nodes)):
                 raise _fail("Invalid node tag")
             stream.index = end
-            return np.concatenate([np.array(pieces[0], dtype=np.int64), table.ravel()])
+            return np.concatenate([pieces[0], table.ravel()])
     for _ in range(rest):  # bounded: every record consumes tokens or fails
         record = stream.read_many("iii", 1)
         if len(record) < 3:
             raise _fail("Error reading Elements")
-        pieces.append(_v22_record_nodes(stream, 2 if int(record[2]) > 0 else 0, per, n_nodes))
-    return np.array([tag for piece in pieces for tag in piece], dtype=np.int64)
+        pieces.append(_v22_record_nodes(stream, 2 if record[2] > 0 else 0, per, n_nodes))
+    return np.concatenate(pieces)
 
 
-def _v22_record_nodes(stream: _Stream, extra: int, per: int, n_nodes: int) -> list[int]:
+def _v22_record_nodes(stream: _Stream, extra: int, per: int, n_nodes: int) -> np.ndarray:
     """The rest of one v2.2 ASCII record: its ``extra`` tags, then ``per`` checked node tags."""
     if extra and len(stream.read_many("i" * extra, 1)) < extra:
         raise _fail("Error reading Elements")
-    nodes = [int(v) for v in stream.read_many("i" * per, 1)]
-    if any(v > n_nodes or v < 1 for v in nodes):
+    nodes = stream.read_many("i" * per, 1)
+    if np.any((nodes > n_nodes) | (nodes < 1)):
         raise _fail("Invalid node tag")
     if len(nodes) < per:
         raise _fail("Error reading Elements")
