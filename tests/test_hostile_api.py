@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from fuzz_descriptions import fuzz, report
 
 import robodesc
 from robodesc import ConfigurationError, InvalidArgument, RobodescError
@@ -139,3 +140,15 @@ def test_a_batch_too_big_for_memory_is_refused_before_allocating_naming_its_size
         arm.forward_kinematics_batch(positions)
     assert "1,000,000,000,000 configurations" in str(info.value) and "GiB" in str(info.value)
     assert isinstance(info.value, RobodescError) and not isinstance(info.value, MemoryError)
+
+
+@pytest.mark.fuzz
+def test_structural_mutants_never_crash_hang_or_run_out_of_memory(tmp_path: Path):
+    """The long run (deselected by default): `pytest -m fuzz tests/test_hostile_api.py`, for
+    ROBODESC_FUZZ_SECONDS (default 600) over $ROBODESC_CORPUS or the repository's examples; each
+    finding's smallest mutant is kept in the test's tmp_path."""
+    seconds = float(os.environ.get("ROBODESC_FUZZ_SECONDS", "600"))
+    tally = fuzz(seconds, seed=int(os.environ.get("ROBODESC_FUZZ_SEED", "0")), out=tmp_path)
+    assert tally.cases
+    if tally.findings:
+        pytest.fail(report(tally) + f"\nexamples in {tmp_path}", pytrace=False)
