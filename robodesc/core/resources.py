@@ -54,9 +54,8 @@ _UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
 
 class ResourceRefused(ResourceNotFound):
     """A file robodesc will not read: not a regular file (a device such as /dev/zero, a FIFO, a
-    socket), larger than the size limit, or outside the folders a confined load may read."""
-
-    code = "resource-refused"
+    socket), larger than the size limit, or outside the folders a confined load may read. Its
+    diagnostic code stays `resource-not-found`: code that handles a missing file handles it too."""
 
 
 def size_limit(kind: str = "file", given: int | None = None) -> int:

@@ -10,7 +10,6 @@ attributes a default class gives but MuJoCo ignores (checks.py has the rules) fo
 from __future__ import annotations
 
 import math
-import os
 
 import numpy as np
 
@@ -18,6 +17,7 @@ from ...core.diagnostics import Severity
 from ...core.errors import InvalidValue, MissingAttribute
 from ...core.geometry import Material
 from ...core.inertia import PRIMITIVE_SIZES, PRIMITIVES
+from ...core.resources import ResourceRefused
 from ...core.transforms import IDENTITY, make_pose, quat_between, quat_to_matrix
 from ..xml import Element
 from . import inertia as mass_properties
@@ -357,15 +357,13 @@ def _mesh_shape(read: Attributes, asset: MeshAsset) -> MeshShape:
         )
     path, tried = None, []
     if asset.path is not None:
-        path = asset.path if os.path.isfile(asset.path) else None
         tried = [asset.path]
-        if path is None:
+        try:  # a device, a FIFO or a file over the limit is no mesh to draw: say which it is
+            path = read.state.context.check(asset.path, kind="mesh", what="mesh file")
+        except (OSError, ResourceRefused) as exc:
+            why = exc.message if isinstance(exc, ResourceRefused) else f"mesh file {asset.path!r} does not exist"
             read.state.diagnose(
-                Severity.WARNING,
-                "mesh-not-found",
-                f"mesh file {asset.path!r} does not exist",
-                asset.location,
-                "check meshdir/assetdir in <compiler>",
+                Severity.WARNING, "mesh-not-found", why, asset.location, "check meshdir/assetdir in <compiler>"
             )
     vertices = faces = None
     if asset.path is None:  # inline data: kept for drawing (process_mesh checks it when MuJoCo would)

@@ -90,8 +90,15 @@ class MeshAsset:
             )
         except MeshFileUnreadable as exc:
             assert path is not None  # only a file can be unreadable
-            refused = isinstance(exc.__cause__, ResourceRefused)  # a device, FIFO or too large a file
-            raise (ResourceRefused if refused else ResourceNotFound)(
+            refusal = exc.__cause__
+            if isinstance(refusal, ResourceRefused):  # a device, a FIFO, a file over the limit: it says why
+                raise ResourceRefused(
+                    f"mesh {name!r} cannot be used: {refusal.message}",
+                    location=self.location,
+                    construct=name,
+                    suggestion=refusal.suggestion,
+                ) from None
+            raise ResourceNotFound(
                 f"mesh {name!r} cannot be used: {exc}",
                 location=self.location,
                 construct=name,

@@ -68,7 +68,8 @@ def load_mesh_file(path: str, limit: int | None = None) -> tuple[np.ndarray, np.
     try:
         data = read_file(path, kind="mesh", limit=limit, what="mesh file")
     except (OSError, ResourceRefused) as exc:
-        raise MeshFileUnreadable(f"could not read mesh file {path!r}: {exc}", path, ext) from exc
+        why = exc.message if isinstance(exc, ResourceRefused) else exc
+        raise MeshFileUnreadable(f"could not read mesh file {path!r}: {why}", path, ext) from exc
     if ext == "stl":
         return _load_stl(data, path)
     if ext == "obj":
