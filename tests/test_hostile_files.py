@@ -32,7 +32,7 @@ from robodesc.core.resources import (
     resolve_path,
     size_limit,
 )
-from robodesc.plugins import manager
+from robodesc.plugins import manager, resolver
 from robodesc.plugins.manager import default_registry
 
 
@@ -365,23 +365,58 @@ def test_nothing_outside_the_roots_is_even_stated(tmp_path, outside, monkeypatch
     robot = tmp_path / "robot"
     (robot / "link.xml").symlink_to(outside)
     path, _ = mjcf_including(robot, "link.xml")
+    assert touched_outside(tmp_path, robot, monkeypatch, lambda: load_confined(path)) == []
+    path.write_text('<mujoco>\n  <compiler meshdir=".."/>\n  <asset><mesh file="secret.stl"/></asset>\n</mujoco>\n')
+    assert touched_outside(tmp_path, robot, monkeypatch, lambda: load_confined(path)) == []
+
+
+def touched_outside(
+    tmp_path: Path, inside: Path, monkeypatch: pytest.MonkeyPatch, load: Callable[[], Any]
+) -> list[str]:
+    """The paths below `tmp_path` but outside `inside` that `load` stats, lstats or opens (the
+    folders above `inside` excepted: realpath looks at them once to learn the root's real name)."""
     touched: list[str] = []
     for module, name in ((os, "stat"), (os, "lstat"), (os, "open"), (builtins, "open")):
         real = getattr(module, name)
 
         def spy(target: Any, *args: Any, _real: Any = real, **kwargs: Any) -> Any:
             if isinstance(target, (str, os.PathLike)):
-                touched.append(os.fspath(target))
+                touched.append(os.path.normpath(os.fspath(target)))
             return _real(target, *args, **kwargs)
 
         monkeypatch.setattr(module, name, spy)
-    with pytest.raises(ResourceRefused):
-        load_confined(path)
-    monkeypatch.undo()
-    assert str(outside) not in touched
-    # (the folders above the root are looked at once, by realpath, to learn the root's real name)
-    looked_at = [p for p in touched if p.startswith(str(tmp_path)) and not str(robot).startswith(p)]
-    assert [p for p in looked_at if not p.startswith(str(robot))] == []
+    try:
+        load()
+    except ResourceRefused:
+        pass
+    finally:
+        monkeypatch.undo()
+    return [
+        p
+        for p in touched
+        if p.startswith(str(tmp_path)) and not str(inside).startswith(p) and not p.startswith(str(inside))
+    ]
+
+
+@pytest.mark.xfail(
+    "allowed_roots" not in inspect.getsource(resolver),
+    reason="plugins/resolver.py must pass context.allowed_roots to resolve_path",
+    strict=True,
+)
+def test_the_built_in_resolver_looks_at_nothing_outside_the_roots(tmp_path, monkeypatch):
+    robot = tmp_path / "robot"
+    robot.mkdir()
+    (tmp_path / "secret.stl").write_bytes(b"x")
+    (tmp_path / "arm.sdf").write_text('<sdf version="1.9"><model name="arm"><link name="a"/></model></sdf>')
+    urdf = robot / "r.urdf"
+    urdf.write_text(
+        '<robot name="r"><link name="a"><visual><geometry><mesh filename="../secret.stl"/></geometry></visual>'
+        "</link></robot>"
+    )
+    world = robot / "w.sdf"
+    world.write_text('<sdf version="1.9"><world name="w"><include><uri>../arm.sdf</uri></include></world></sdf>')
+    assert touched_outside(tmp_path, robot, monkeypatch, lambda: load_confined(urdf)) == []
+    assert touched_outside(tmp_path, robot, monkeypatch, lambda: load_confined(world)) == []
 
 
 def test_resolution_never_looks_outside_the_roots(tmp_path):
