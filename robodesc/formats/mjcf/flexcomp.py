@@ -392,7 +392,7 @@ def _from_file(read: Attributes, element: Element, fc: _Flexcomp, fail) -> tuple
         mesh = read.resolve(element, read.scope.meshes, read.prefix + asset, "mesh", "declare it in <asset>")
         path = mesh.path
     elif file:
-        path = asset_path(read, file, "meshdir")
+        path = asset_path(read, file, "meshdir", element)
     else:
         path = None
     if not path:
@@ -404,7 +404,7 @@ def _from_file(read: Attributes, element: Element, fc: _Flexcomp, fail) -> tuple
     if fc.dim == 3 and "origin" not in attrs:
         raise fail("origin must be specified for mesh flexcomps if dim=3", 'add origin="x y z" inside the mesh')
     try:
-        vertices, faces = meshfiles.load_mesh_file(path)
+        vertices, faces = meshfiles.load_mesh_file(path, read.state.context.limit("mesh"))
     except meshfiles.MeshFileUnreadable as exc:
         raise ResourceNotFound(
             f"flexcomp {fc.name!r} cannot read its mesh: {exc}",
@@ -434,8 +434,8 @@ def _from_file(read: Attributes, element: Element, fc: _Flexcomp, fail) -> tuple
 
 def _gmsh(read: Attributes, element: Element, fc: _Flexcomp, path: str, fail) -> tuple[np.ndarray, np.ndarray]:  # noqa: ANN001
     try:
-        with open(path, "rb") as stream:
-            data = stream.read()
+        where = read.where(element)
+        data = read.state.context.read(path, kind="mesh", what="GMSH file", location=where, construct="flexcomp/@file")
     except OSError as exc:
         raise ResourceNotFound(
             f"flexcomp {fc.name!r} cannot read its GMSH file: {exc.strerror or exc}",
