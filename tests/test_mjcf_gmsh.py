@@ -8,7 +8,12 @@ use) and elements (as sets of nodes, MuJoCo may re-order an element's nodes), or
 
 from __future__ import annotations
 
+import json
+import random
+import re
 import struct
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -161,6 +166,10 @@ WELL_FORMED = {
     "v22 binary triangles": v22_binary(BIG_NODES, BIG_TRIS, 2),
     # the size check of this layout wants two more bytes than a count line of 2 digits gives
     "v22 binary ftetwild": v22_binary(BIG_NODES, BIG_TETS, 4, layout="ftetwild", tail=b"\n\n"),
+    # any positive tag count means the two-tag layout; only the first element's count is read
+    "v22 binary one tag": v22_binary(BIG_NODES, BIG_TETS, 4).replace(
+        b"$Elements\n11\n" + struct.pack("<3i", 4, 1, 2), b"$Elements\n11\n" + struct.pack("<3i", 4, 1, 1)
+    ),
     "v41 ascii, bigger": v41_ascii(BIG_NODES, BIG_TETS, 3),
     "v22 ascii, bigger": v22_ascii(BIG_NODES, BIG_TRIS, 2),
     "v41 crlf": v41_ascii(TET_NODES, TETS, 3).replace(b"\n", b"\r\n"),
@@ -169,6 +178,9 @@ WELL_FORMED = {
     # a sign ends a number unless it follows an exponent: "1.0-1.0" is two numbers
     "glued numbers": v41_ascii(TET_NODES, TETS, 3).replace(b"1.0 1.0 1.0", b"1.0-1.0 1.0"),
     "glued exponent": v41_ascii(TET_NODES, TETS, 3).replace(b"1.0 1.0 1.0", b"1.0 1e+0 1.0"),
+    # strtod's hexadecimal floats and a second decimal point starting the next number
+    "hex float and 1.5.5": v41_ascii(TET_NODES, TETS, 3).replace(b"1.0 1.0 1.0\n", b"0x1p1 1.5.5\n"),
+    "underflow to zero of a zero": v41_ascii(TET_NODES, TETS, 3).replace(b"1.0 1.0 1.0", b"1.0 0e-400 1.0"),
 }
 
 
@@ -230,6 +242,20 @@ def test_v22_binary_reads_one_element_even_when_the_count_is_zero(mujoco: Any, t
     assert mesh.elements.tolist() == [list(BIG_TETS[0])]
 
 
+def test_v22_binary_ftetwild_triangles(mujoco: Any, tmp_path: Path) -> None:
+    """Triangles in fTetWild's layout are read with a tetrahedron's stride of 5 ints: files that
+    pack them in 4 are refused, a fifth padding int per triangle makes them readable."""
+    tris = [(i, i + 1, i + 2) for i in range(10)]
+    packed = v22_binary(BIG_NODES, tris, 2, layout="ftetwild")
+    _assert_refused(mujoco, tmp_path, packed, "GMSH decoder: Insufficient byte size of Elements")
+    padded = [struct.pack("<3i", 2, len(tris), 0)]
+    padded += [struct.pack("<5i", i + 1, *(k + 1 for k in t), 7) for i, t in enumerate(tris)]
+    head = packed[: packed.index(b"$Elements\n10\n") + len(b"$Elements\n10\n")]
+    data = head + b"".join(padded) + b"\n\n\n$EndElements\n"
+    mesh = _assert_same(mujoco, tmp_path, data)
+    assert mesh.elements.tolist() == [list(t) for t in tris]
+
+
 def test_v22_binary_short(mujoco: Any, tmp_path: Path) -> None:
     """Nine nodes or fewer make a one-digit count line, one byte short of what MuJoCo asks for."""
     _assert_refused(mujoco, tmp_path, v22_binary(TET_NODES, TETS, 4), "GMSH decoder: Insufficient byte size of Nodes")
@@ -279,6 +305,17 @@ MALFORMED = {
     "glued text after a coordinate": (TET41.replace(b"5.0\n$End", b"5.0abc\n$End"), "Error reading node coordinates"),
     "infinity": (TET41.replace(b"5.0\n$End", b"infinity\n$End"), "Error reading node coordinates"),
     "overflow": (TET41.replace(b"5.0\n$End", b"1e999\n$End"), "Error reading node coordinates"),
+    "nan": (TET41.replace(b"5.0\n$End", b"nan\n$End"), "Error reading node coordinates"),
+    "underflow": (TET41.replace(b"5.0\n$End", b"1e-310\n$End"), "Error reading node coordinates"),
+    "underflow to zero": (TET41.replace(b"5.0\n$End", b"1e-400\n$End"), "Error reading node coordinates"),
+    "v22 last coordinate at the end": (
+        TET22.replace(b"5.0\n$EndNodes", b"5.0$EndNodes"),
+        "Error reading node coordinates",
+    ),
+    "v22 last coordinate at the end, read token by token": (
+        TET22.replace(b"5.0\n$EndNodes", b"5.0$EndNodes").replace(b"2 1.0 0.0 0.0", b"2 1.0-0.0 0.0"),
+        "Error reading node coordinates",
+    ),
     "no newline before the end": (TET41.replace(b"5\n$EndElements", b"5$EndElements"), "Error reading Elements"),
     "v41 bad coordinate": (TET41.replace(b"1.0 1.0 1.0", b"1.0 x 1.0"), "Error reading node coordinates"),
     "v41 truncated nodes": (TET41.replace(b"5.0 5.0 5.0\n", b""), "Error reading node coordinates"),
@@ -389,3 +426,89 @@ def test_a_million_nodes_read_quickly() -> None:
         mesh = read_gmsh(data)
         assert time.perf_counter() - start < 1.0
         np.testing.assert_array_equal(mesh.nodes, nodes[: len(mesh.nodes)])
+
+
+# --------------------------------------------------------------------------- mutated files
+
+_WORKER = """
+import json, sys, mujoco
+for path in sys.stdin.read().split():
+    xml = ('<mujoco><worldbody><body name="b"><flexcomp name="F" type="gmsh" file="%s"/>'
+           '</body></worldbody></mujoco>' % path)
+    try:
+        m = mujoco.MjModel.from_xml_string(xml)
+        v = m.flex_vertbodyid
+        r = {"dim": int(m.flex_dim[0]), "pos": m.body_pos[v].tolist(), "elem": m.flex_elem.tolist()}
+    except ValueError as e:
+        r = {"error": str(e)}
+    print(json.dumps([path, r]), flush=True)
+"""
+# what MuJoCo's flex compiler (not its GMSH decoder) refuses in a file that decodes
+_FLEX_ERRORS = ("is not finite", "repeated vertex in element", "not enough vertices")
+
+
+def _mutate(rng: random.Random, data: bytes) -> bytes:
+    """One to three random edits: a token replaced or dropped, or a byte of a binary file set."""
+    junk = [b"0", b"1", b"2", b"4", b"-1", b"1.5", b"x", b"1e5", b"+2", b"0x1p1", b"nan", b"1e", b".5", b"1-2", b"\n"]
+    for _ in range(rng.randint(1, 3)):
+        if b"\0" in data and rng.random() < 0.7:
+            at = rng.randrange(len(data))
+            data = data[:at] + bytes([rng.choice([0, 1, 2, 3, 4, 9, 255])]) + data[at + 1 :]
+        else:
+            tokens = re.split(rb"(\s+)", data)
+            at = rng.randrange(len(tokens))
+            if tokens[at].strip() == tokens[at] and len(tokens[at]) < 12:
+                tokens[at] = rng.choice([b"", *junk])
+            data = b"".join(tokens)
+    return data
+
+
+def test_mutated_files_read_as_mujoco_reads_them(mujoco: Any, tmp_path: Path) -> None:
+    """Seeded random edits of valid files in all four encodings: read_gmsh and MuJoCo agree on
+    every one (MuJoCo runs in a child process: it crashes on some files that decode fine, e.g.
+    two elements with the same nodes, which is the flex compiler's business, not the reader's)."""
+    rng = random.Random(20261201)
+    bases = [
+        v41_ascii(TET_NODES, TETS, 3),
+        v41_ascii(TRI_NODES, TRIS, 2),
+        v22_ascii(TET_NODES, TETS, 4),
+        v22_ascii(BIG_NODES, BIG_TRIS, 2, tags=0),
+        v41_binary(TET_NODES, TETS, 3),
+        v22_binary(BIG_NODES, BIG_TETS, 4),
+        v22_binary(BIG_NODES, BIG_TETS, 4, layout="ftetwild", tail=b"\n\n"),
+    ]
+    files: dict[str, bytes] = {}
+    for k in range(300):
+        data = _mutate(rng, rng.choice(bases))
+        path = tmp_path / f"m{k}.msh"
+        path.write_bytes(data)
+        files[str(path)] = data
+    results: dict[str, dict[str, Any]] = {}
+    while len(results) < len(files):
+        todo = [p for p in files if p not in results]
+        run = subprocess.run([sys.executable, "-c", _WORKER], input="\n".join(todo), capture_output=True, text=True)
+        for line in run.stdout.splitlines():
+            path, result = json.loads(line)
+            results[path] = result
+        if run.returncode != 0:
+            results.setdefault(todo[len(run.stdout.splitlines())], {"crash": True})
+    compared = 0
+    for path, result in results.items():
+        data = files[path]
+        try:
+            mesh = read_gmsh(data, filename=path)
+        except GmshError as error:
+            assert "error" in result, (path, str(error))
+            assert f"Error: {error}\n" in result["error"], (path, str(error), result["error"])
+            compared += 1
+            continue
+        if "crash" in result or any(text in result.get("error", "") for text in _FLEX_ERRORS):
+            continue
+        assert "error" not in result, (path, result["error"])
+        used = np.unique(mesh.elements)
+        assert result["dim"] == mesh.dim, path
+        np.testing.assert_array_equal(np.array(result["pos"]), mesh.nodes[used], err_msg=path)
+        theirs = sorted(tuple(sorted(used[e])) for e in np.array(result["elem"]).reshape(-1, mesh.dim + 1))
+        assert theirs == sorted(tuple(sorted(e)) for e in mesh.elements.tolist()), path
+        compared += 1
+    assert compared > 250
