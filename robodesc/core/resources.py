@@ -93,14 +93,15 @@ def _file_kind(mode: int) -> str:
 def _check_stat(
     path: str, info: os.stat_result, limit: int, kind: str, what: str, location: Location | None, construct: str | None
 ) -> None:
-    """Refuse what `info` says is no regular file, or larger than `limit`; a folder is an OSError,
-    as opening it would be, so callers keep reporting it as they always have."""
+    """Refuse what `info` says is no regular file, or larger than `limit` (located at `location`, the
+    element naming the file, else at the file itself); a folder is an OSError, as opening it would
+    be, so callers keep reporting it as they always have."""
     if stat.S_ISDIR(info.st_mode):
         raise IsADirectoryError(21, "Is a directory", path)
     if not stat.S_ISREG(info.st_mode):
         raise ResourceRefused(
             f"{what} {path} is {_file_kind(info.st_mode)}; robodesc reads only regular files",
-            location=location,
+            location=location or Location(file=path),
             construct=construct or path,
             suggestion="name a regular file (devices, FIFOs and sockets are never read)",
         )
@@ -113,7 +114,7 @@ def _too_large(
 ) -> ResourceRefused:
     return ResourceRefused(
         f"{what} {path} is {size}, more than the limit of {limit} bytes",
-        location=location,
+        location=location or Location(file=path),
         construct=construct or path,
         suggestion=f"if the file is right, raise the limit: {LIMIT_VARIABLES[kind]}=BYTES"
         f" (or LoadContext.max_{kind}_bytes)",
