@@ -286,8 +286,7 @@ def read_gmsh(data: bytes, filename: str | None = None) -> GmshMesh:
     # a plain ``if (!(ss >> version >> binary))``: a header that ends right after them is fine
     if version is None or binary is None:
         raise _fail("Could not read GMSH file header")
-    assert isinstance(version, float)
-    scaled = 100 * version
+    scaled = 100 * float(version)
     rounded = math.floor(scaled + 0.5) if math.isfinite(scaled) else None
     if rounded not in (220, 410):
         raise _fail("Only GMSH file format versions 4.1 and 2.2 are supported")
