@@ -22,7 +22,6 @@ import warnings
 from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
-from pathlib import Path
 from typing import Any, BinaryIO
 
 import pluggy
@@ -42,7 +41,7 @@ from ..core.errors import (
     did_you_mean,
 )
 from ..core.model import Model
-from ..core.resources import LoadContext
+from ..core.resources import LIMIT_VARIABLES, LoadContext, ResourceRefused, read_file, size_limit
 from ..core.validation import validate_structure
 from ..core.writing import WriteContext
 from . import hookspecs
@@ -415,7 +414,7 @@ class Registry:
         if format is not None:
             name_argument(format, "format", "a format name")
         search_paths = paths_argument(search_paths, "search_paths")
-        source, data = _read_source(path)
+        source, data = _read_source(path, context)
         spec = self._spec(format, source, data, excluded)
         base_dir = os.path.dirname(os.path.abspath(source)) if source else os.getcwd()
         if context is None:
@@ -595,12 +594,16 @@ def _entry_point_info(ep: Any) -> PluginInfo:
     )
 
 
-def _read_source(path: Any) -> tuple[str | None, bytes]:
-    """(the file's name or None, its bytes) for a path, a `pathlib.Path` or a binary file object."""
+def _read_source(path: Any, context: LoadContext | None = None) -> tuple[str | None, bytes]:
+    """(the file's name or None, its bytes) for a path, a `pathlib.Path` or a binary file object.
+
+    A path is read as every file a description names is: a regular file only (a FIFO would block,
+    /dev/zero never ends) and within the size limit, and, for a file loaded from within another
+    load (`context`), under that load's limits and confinement."""
     if isinstance(path, (str, os.PathLike)):
         source = path_argument(path, "path")
         try:
-            return source, Path(source).read_bytes()
+            return source, context.read(source) if context is not None else read_file(source)
         except FileNotFoundError:
             raise ResourceNotFound(
                 f"no such file: {source}", tried=[os.path.abspath(source)], construct=source
@@ -617,14 +620,24 @@ def _read_source(path: Any) -> tuple[str | None, bytes]:
             suggestion="for a description held in memory use robodesc.loads(text)"
             + (", for a path in bytes os.fsdecode(path)" if isinstance(path, (bytes, bytearray)) else ""),
         )
+    limit = context.limit("file") if context is not None else size_limit("file")
     try:
-        data = read()
+        data = read(limit + 1)
     except OSError as exc:
         raise ResourceNotFound(f"cannot read {getattr(path, 'name', 'the file object')}: {exc}") from None
+    except ValueError as exc:  # closed, or not open for reading
+        raise InvalidArgument(f"path is a file object that cannot be read: {exc}", construct="path") from None
     if not isinstance(data, (bytes, bytearray)):
         raise InvalidArgument(
-            f"the file object gave {type(data).__name__}, not bytes: open it in binary mode",
+            f"path is a file object that gave {type(data).__name__}, not bytes: open it in binary mode",
+            construct="path",
             suggestion="open(path, 'rb')",
+        )
+    if len(data) > limit:
+        raise ResourceRefused(
+            f"the file object {getattr(path, 'name', '')!s:.200} holds more than the limit of {limit} bytes",
+            construct="path",
+            suggestion=f"if the description is right, raise the limit: {LIMIT_VARIABLES['file']}=BYTES",
         )
     name = getattr(path, "name", None)
     return (name if isinstance(name, str) and os.path.isfile(name) else None), bytes(data)
