@@ -21,9 +21,10 @@ from __future__ import annotations
 import dataclasses
 import os
 import stat
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, BinaryIO
 
 from .errors import Location, ResourceNotFound
 
@@ -152,17 +153,13 @@ def read_file(
     """The bytes of the regular file `path`, at most `limit` of them (`size_limit(kind)` when None).
 
     The one way robodesc reads a file a description names: a device or FIFO is refused before it
-    is opened (and again on the opened descriptor, opened non-blocking, in case the path changed in
-    between), and reading stops one byte past the limit even if the file grows. Raises
+    is opened (`_opened`), and reading stops one byte past the limit even if the file grows. Raises
     `ResourceRefused` (located at `location`), or the OSError of a file that is missing or
     unreadable, which the caller words for its own construct.
     """
     limit = size_limit(kind, limit)
-    _check_stat(path, os.stat(path), limit, kind, what, location, construct)
-    with open(os.open(path, _READ_FLAGS), "rb", buffering=0) as handle:
-        info = os.fstat(handle.fileno())
-        _check_stat(path, info, limit, kind, what, location, construct)
-        chunks, total, want = [], 0, info.st_size + 1
+    with _opened(path, limit, kind, what, location, construct) as (handle, size):
+        chunks, total, want = [], 0, size + 1
         while chunk := handle.read(min(want, limit + 1 - total)):
             chunks.append(chunk)
             total += len(chunk)
@@ -174,11 +171,22 @@ def read_file(
 
 def read_head(path: str, size: int = 4096) -> bytes:
     """The first `size` bytes of the regular file `path` (to sniff its format), refusing a device or
-    FIFO as `read_file` does; a folder or missing file is an OSError."""
-    _check_stat(path, os.stat(path), 2**63, "file", "file", None, None)
-    with open(os.open(path, _READ_FLAGS), "rb") as handle:
-        _check_stat(path, os.fstat(handle.fileno()), 2**63, "file", "file", None, None)
+    FIFO as `read_file` does, whatever the file's size; a folder or missing file is an OSError."""
+    with _opened(path, 2**63, "file", "file", None, None) as (handle, _):
         return handle.read(size)
+
+
+@contextmanager
+def _opened(
+    path: str, limit: int, kind: str, what: str, location: Location | None, construct: str | None
+) -> Iterator[tuple[BinaryIO, int]]:
+    """The regular file `path` open for reading, and its size: refused before it is opened, and
+    again on the opened descriptor (opened non-blocking) in case the path changed in between."""
+    _check_stat(path, os.stat(path), limit, kind, what, location, construct)
+    with open(os.open(path, _READ_FLAGS), "rb", buffering=0) as handle:
+        info = os.fstat(handle.fileno())
+        _check_stat(path, info, limit, kind, what, location, construct)
+        yield handle, info.st_size
 
 
 def _inside(path: str, roots: Iterable[str]) -> bool:
