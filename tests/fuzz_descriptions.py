@@ -53,6 +53,8 @@ from fuzzing import mutate_structure  # noqa: E402 - the shared delete / duplica
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED_SUFFIXES = (".urdf", ".sdf", ".world", ".xml", ".mjcf")
+#: The most elements a mutant may have: enough for huge inputs, small enough to build in memory.
+MAX_ELEMENTS = 200_000
 #: Values that readers have tripped on: number syntax the references refuse or read differently,
 #: overflow, huge counts, paths out of the folder and to special files, names of other elements.
 HOSTILE_VALUES = (
@@ -198,9 +200,12 @@ def _nest(root: ET.Element, rng: random.Random) -> str:
 
 
 def _widen(root: ET.Element, rng: random.Random) -> str:
+    """An element repeated up to 20,000 times (never past `MAX_ELEMENTS` in all: the mutant is
+    built in the fuzzer's own memory)."""
     parents = _parents(root)
     element = rng.choice(list(parents))
-    times = rng.choice((10, 200, 2000, 20000))
+    size = sum(1 for _ in element.iter())
+    times = min(rng.choice((10, 200, 2000, 20000)), max(1, MAX_ELEMENTS // size))
     parent = parents[element]
     index = list(parent).index(element)
     for i in range(times):
@@ -265,6 +270,8 @@ def mutant(seed: Seed, rng: random.Random) -> tuple[str, list[str]]:
     root = ET.fromstring(seed.text)
     done = []
     for _ in range(rng.choice((1, 1, 2, 3))):
+        if sum(1 for _ in root.iter()) > MAX_ELEMENTS:
+            break
         try:
             done.append(rng.choice(MUTATIONS)(root, rng))
         except (IndexError, ValueError):  # nothing to mutate this way in this tree
