@@ -448,6 +448,17 @@ def test_an_sdf_include_that_is_not_xml_names_both_lines(tmp_path):
     assert f"{path}:{line_of(text, '<include')}" in str(info.value)
 
 
+def test_an_sdf_include_of_a_urdf_that_is_not_xml_names_both_lines(tmp_path):
+    (tmp_path / "arm.urdf").write_text('<robot name="arm">\n  <link name="a">\n</robot>\n')
+    text = '<sdf version="1.9">\n  <world name="w">\n    <include><uri>arm.urdf</uri></include>\n  </world>\n</sdf>\n'
+    path = tmp_path / "world.sdf"
+    path.write_text(text)
+    with pytest.raises(XMLSyntaxError) as info:
+        robodesc.load(path)
+    assert (info.value.file, info.value.line) == (str(tmp_path / "arm.urdf"), 3)
+    assert f"{path}:{line_of(text, '<include')}" in str(info.value)
+
+
 def test_an_entity_in_an_included_file_is_unsafe_and_names_the_include(tmp_path):
     (tmp_path / "part.xml").write_text('<!DOCTYPE mujoco [<!ENTITY a "b">]>\n<mujoco/>')
     path, text = mjcf_including(tmp_path, "part.xml")

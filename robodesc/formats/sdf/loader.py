@@ -127,7 +127,8 @@ class Loader:
                 continue
             try:  # everything it includes is read: the file itself
                 if frame.document is None:
-                    self.files[frame.key] = self.urdf_desc(path, frame.where)
+                    with named_at(frame.where):  # a URDF file that is no XML names the include too
+                        self.files[frame.key] = self.urdf_desc(path, frame.where)
                 else:
                     self.files[frame.key] = self.parse(self, frame.document, frame.bases)
             except RobodescError as error:
