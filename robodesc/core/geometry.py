@@ -15,7 +15,7 @@ import numpy as np
 
 from .errors import InvalidValue, Location, MissingDependency, ResourceNotFound
 from .record import Record
-from .resources import check_file, read_file
+from .resources import check_file, open_file, read_file
 from .transforms import IDENTITY
 
 
@@ -463,8 +463,7 @@ def _read_mujoco_heights(path: str, uri: str | None) -> np.ndarray:
     The size is checked against the header before anything is allocated."""
     where = Location(file=path)
     try:
-        check_file(path, kind="mesh", what="heightfield file", construct=uri)  # no device, FIFO or huge file
-        with open(path, "rb") as handle:
+        with open_file(path, kind="mesh", what="heightfield file", construct=uri) as (handle, _):
             header = handle.read(8)
             if len(header) < 8:
                 raise InvalidValue(

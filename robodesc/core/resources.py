@@ -153,12 +153,12 @@ def read_file(
     """The bytes of the regular file `path`, at most `limit` of them (`size_limit(kind)` when None).
 
     The one way robodesc reads a file a description names: a device or FIFO is refused before it
-    is opened (`_opened`), and reading stops one byte past the limit even if the file grows. Raises
+    is opened (`open_file`), and reading stops one byte past the limit even if the file grows. Raises
     `ResourceRefused` (located at `location`), or the OSError of a file that is missing or
     unreadable, which the caller words for its own construct.
     """
     limit = size_limit(kind, limit)
-    with _opened(path, limit, kind, what, location, construct) as (handle, size):
+    with open_file(path, kind=kind, limit=limit, what=what, location=location, construct=construct) as (handle, size):
         chunks, total, want = [], 0, size + 1
         while chunk := handle.read(min(want, limit + 1 - total)):
             chunks.append(chunk)
@@ -172,16 +172,24 @@ def read_file(
 def read_head(path: str, size: int = 4096) -> bytes:
     """The first `size` bytes of the regular file `path` (to sniff its format), refusing a device or
     FIFO as `read_file` does, whatever the file's size; a folder or missing file is an OSError."""
-    with _opened(path, 2**63, "file", "file", None, None) as (handle, _):
+    with open_file(path, limit=2**63) as (handle, _):
         return handle.read(size)
 
 
 @contextmanager
-def _opened(
-    path: str, limit: int, kind: str, what: str, location: Location | None, construct: str | None
+def open_file(
+    path: str,
+    *,
+    kind: str = "file",
+    limit: int | None = None,
+    what: str = "file",
+    location: Location | None = None,
+    construct: str | None = None,
 ) -> Iterator[tuple[BinaryIO, int]]:
-    """The regular file `path` open for reading, and its size: refused before it is opened, and
-    again on the opened descriptor (opened non-blocking) in case the path changed in between."""
+    """The regular file `path` open for reading, and its size, for a reader that reads only part of
+    it: refused (as `read_file` refuses) before it is opened, and again on the opened descriptor
+    (opened non-blocking) in case the path changed in between."""
+    limit = size_limit(kind, limit)
     _check_stat(path, os.stat(path), limit, kind, what, location, construct)
     with open(os.open(path, _READ_FLAGS), "rb", buffering=0) as handle:
         info = os.fstat(handle.fileno())
