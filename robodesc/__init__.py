@@ -108,15 +108,21 @@ def load(
     format: str | None = None,
     search_paths: Iterable[str | os.PathLike[str]] = (),
     disable_plugins: Iterable[str] = (),
+    confine: bool = False,
 ) -> Model:
     """Load a description from a path, a `pathlib.Path` or a binary file object.
 
     The format comes from `format`, else the extension, else the content (docs/plugins.md has the
     exact rule). `search_paths` are extra roots for `package://NAME`, `model://NAME` and includes;
-    `disable_plugins` leaves the named plugins out of this load. Raises a `RobodescError` subclass
-    (and nothing else) when the file cannot be loaded; a `PluginCrash` when a plugin has a bug.
+    `disable_plugins` leaves the named plugins out of this load. `confine=True` is for descriptions
+    you do not trust: nothing outside the description's folder and `search_paths` is opened or
+    even stat'ed (docs/limits.md). Raises a `RobodescError` subclass (and nothing else) when the
+    file cannot be loaded; a `PluginCrash` when a plugin has a bug; `InvalidArgument` for an
+    argument of the wrong kind (docs/model.md, "Wrong arguments").
     """
-    return default_registry().load(path, format=format, search_paths=search_paths, disable_plugins=disable_plugins)
+    return default_registry().load(
+        path, format=format, search_paths=search_paths, disable_plugins=disable_plugins, confine=confine
+    )
 
 
 def loads(
@@ -125,10 +131,17 @@ def loads(
     base_dir: str | os.PathLike | None = None,
     search_paths: Iterable[str | os.PathLike[str]] = (),
     disable_plugins: Iterable[str] = (),
+    confine: bool = False,
 ) -> Model:
-    """Load a description from text; relative URIs resolve against `base_dir` (default: cwd)."""
+    """Load a description from text; relative URIs resolve against `base_dir` (default: cwd), to
+    which (and to `search_paths`) `confine=True` confines the load."""
     return default_registry().loads(
-        text, format=format, base_dir=base_dir, search_paths=search_paths, disable_plugins=disable_plugins
+        text,
+        format=format,
+        base_dir=base_dir,
+        search_paths=search_paths,
+        disable_plugins=disable_plugins,
+        confine=confine,
     )
 
 
@@ -159,6 +172,7 @@ def check(
     format: str | None = None,
     search_paths: Iterable[str | os.PathLike[str]] = (),
     disable_plugins: Iterable[str] = (),
+    confine: bool = False,
 ) -> CheckReport:
     """Check a file (or an already loaded model) and return every finding at once.
 
@@ -168,7 +182,12 @@ def check(
     when `strict` is set. A plugin that crashes raises its `PluginCrash`.
     """
     return default_registry().check(
-        target, strict=strict, format=format, search_paths=search_paths, disable_plugins=disable_plugins
+        target,
+        strict=strict,
+        format=format,
+        search_paths=search_paths,
+        disable_plugins=disable_plugins,
+        confine=confine,
     )
 
 

@@ -193,7 +193,9 @@ def cmd_check(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
         try:
-            report = check(path, strict=args.strict, format=args.format, search_paths=args.search_path or ())
+            report = check(
+                path, strict=args.strict, format=args.format, search_paths=args.search_path or (), confine=args.confine
+            )
         except PluginCrash as crash:  # a bug in a plugin, not a finding: say so, and go on with the other files
             print(f"{PROG}: error: {cli_wording(str(crash))}", file=sys.stderr)
             report = CheckReport(path, [error_diagnostic(crash)], None, args.strict)
@@ -267,7 +269,7 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
 # -- loading -----------------------------------------------------------------------------------
 def _load(args: argparse.Namespace) -> Model:
     """Load FILE with the shared --format / --search-path options."""
-    return load(args.file, format=args.format, search_paths=args.search_path or ())
+    return load(args.file, format=args.format, search_paths=args.search_path or (), confine=args.confine)
 
 
 # -- info --------------------------------------------------------------------------------------
@@ -702,7 +704,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     models = []
     for path in (args.a, args.b):
         try:
-            models.append(load(path, format=args.format, search_paths=args.search_path or ()))
+            models.append(load(path, format=args.format, search_paths=args.search_path or (), confine=args.confine))
         except RobodescError as err:
             message = cli_wording(str(err))
             print(f"{PROG}: error: {message if path in message else f'{path}: {message}'}", file=sys.stderr)
@@ -819,8 +821,9 @@ def cmd_plugins(args: argparse.Namespace) -> int:
 
 
 # -- argument parsing --------------------------------------------------------------------------
-def _input_options(parser: argparse.ArgumentParser, what: str) -> None:
-    """`--format` and `--search-path`: the same flags with the same meaning on every command that reads."""
+def _input_options(parser: argparse.ArgumentParser, what: str, confine: bool = True) -> None:
+    """`--format`, `--search-path` and `--confine`: the same flags with the same meaning on every
+    command that reads (`convert` has no `--confine` yet: `robodesc.convert` takes no such option)."""
     parser.add_argument(
         "--format", metavar="NAME", help=f"read {what} as this format (default: from the extension or content)"
     )
@@ -830,6 +833,20 @@ def _input_options(parser: argparse.ArgumentParser, what: str) -> None:
         action="append",
         help="extra root for package://, model:// and includes (repeatable)",
     )
+    if confine:
+        parser.add_argument(
+            "--confine",
+            action="store_true",
+            help="read nothing outside the description's folder and the search paths (for untrusted files)",
+        )
+
+
+def _source(confine: bool = True) -> argparse.ArgumentParser:
+    """The parent parser of the commands that read one FILE."""
+    source = argparse.ArgumentParser(add_help=False)
+    source.add_argument("file", metavar="FILE", help="the description file to load")
+    _input_options(source, "FILE", confine)
+    return source
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -848,9 +865,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
-    source = argparse.ArgumentParser(add_help=False)
-    source.add_argument("file", metavar="FILE", help="the description file to load")
-    _input_options(source, "FILE")
+    source = _source()
     configured = argparse.ArgumentParser(add_help=False)  # joint values, for every command that poses the robot
     configured.add_argument(
         "--set",
@@ -939,7 +954,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     conv = sub.add_parser(
         "convert",
-        parents=[source],
+        parents=[_source(confine=False)],
         help="convert a description to another format",
         description="Write FILE in another format and list each construct the target cannot express, with what was "
         "written instead. The target comes from OUT's extension (.urdf, .sdf, .xml for MJCF) or --to.",

@@ -506,7 +506,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=None, help="folder for the examples and summary.json")
     args = parser.parse_args(argv)
     out = args.out or Path(tempfile.mkdtemp(prefix="robodesc-fuzz-"))
-    tally = fuzz(args.seconds, args.seed, args.timeout, args.memory, out)
+    tally = fuzz(args.seconds, args.seed, args.timeout, args.memory, out, log=lambda line: print(line, flush=True))
     print(report(tally))
     print(f"examples and summary.json in {out}")
     return 1 if tally.findings else 0

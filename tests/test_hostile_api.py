@@ -19,6 +19,7 @@ from fuzz_descriptions import fuzz, report
 
 import robodesc
 from robodesc import ConfigurationError, InvalidArgument, RobodescError
+from robodesc.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 ARM = ROOT / "examples" / "arm.urdf"
@@ -152,3 +153,39 @@ def test_structural_mutants_never_crash_hang_or_run_out_of_memory(tmp_path: Path
     assert tally.cases
     if tally.findings:
         pytest.fail(report(tally) + f"\nexamples in {tmp_path}", pytrace=False)
+
+
+# -- confined loads through the public API ---------------------------------------------------------------
+
+
+def _robot_including_a_file_outside(tmp_path: Path) -> Path:
+    (tmp_path / "secret.xml").write_text('<mujoco><worldbody><body name="secret"/></worldbody></mujoco>')
+    (tmp_path / "robot").mkdir()
+    path = tmp_path / "robot" / "r.xml"
+    path.write_text('<mujoco>\n  <include file="../secret.xml"/>\n</mujoco>\n')
+    return path
+
+
+def test_confine_true_reads_nothing_outside_the_folder_and_search_paths(tmp_path: Path):
+    path = _robot_including_a_file_outside(tmp_path)
+    assert "secret" in robodesc.load(path).bodies  # the default reads it, as MuJoCo does
+    with pytest.raises(robodesc.ResourceNotFound, match="outside") as info:
+        robodesc.load(path, confine=True)
+    assert (info.value.file, info.value.line) == (str(path), 2)
+    with pytest.raises(robodesc.ResourceNotFound, match="outside"):
+        robodesc.loads(path.read_text(), base_dir=path.parent, confine=True)
+    assert "secret" in robodesc.load(path, search_paths=[tmp_path], confine=True).bodies
+    report = robodesc.check(path, confine=True)
+    assert report.failed and "outside" in report.diagnostics[0].message
+
+
+def test_the_confine_flag_of_the_command_line(tmp_path: Path):
+    path = _robot_including_a_file_outside(tmp_path)
+    assert main(["info", str(path)]) == 0
+    assert main(["info", str(path), "--confine"]) == 1
+    assert main(["check", str(path), "--confine"]) == 1
+    assert main(["info", str(path), "--confine", "--search-path", str(tmp_path)]) == 0
+
+
+def test_confine_takes_true_or_false(tmp_path: Path):
+    raised_by_robodesc(lambda: robodesc.load(ARM, confine=str(tmp_path)), "confine")

@@ -29,6 +29,13 @@ def name_argument(value: Any, argument: str, what: str = "a name") -> str:
     return value
 
 
+def flag_argument(value: Any, argument: str) -> bool:
+    """`value` when it is True or False: a flag given a path or a list most likely belongs elsewhere."""
+    if not isinstance(value, bool):
+        raise InvalidArgument(f"{argument} must be True or False, not {kind(value)}", construct=argument)
+    return value
+
+
 def path_argument(value: Any, argument: str, suggestion: str | None = None) -> str:
     """`value` (str or os.PathLike) as a str path; bytes, None and numbers are refused, and so is a
     NUL character, which no file name can hold (the OS would refuse it with a bare ValueError)."""

@@ -26,7 +26,7 @@ from typing import Any, BinaryIO
 
 import pluggy
 
-from ..core.arguments import kind, name_argument, names_argument, path_argument, paths_argument
+from ..core.arguments import flag_argument, kind, name_argument, names_argument, path_argument, paths_argument
 from ..core.checks import CheckReport, check_model, deduplicated, error_diagnostic
 from ..core.diagnostics import Diagnostic
 from ..core.errors import (
@@ -409,16 +409,20 @@ class Registry:
         search_paths: Iterable[str | os.PathLike[str]] = (),
         context: LoadContext | None = None,
         disable_plugins: Iterable[str] = (),
+        confine: bool = False,
     ) -> Model:
+        """See `robodesc.load`. A `context` given (a file loaded from within another load) brings its
+        search paths, limits and confinement; `search_paths` and `confine` are then not used."""
         excluded = self._excluded(disable_plugins)  # every argument checked before the file is read
         if format is not None:
             name_argument(format, "format", "a format name")
         search_paths = paths_argument(search_paths, "search_paths")
+        flag_argument(confine, "confine")
         source, data = _read_source(path, context)
         spec = self._spec(format, source, data, excluded)
         base_dir = os.path.dirname(os.path.abspath(source)) if source else os.getcwd()
         if context is None:
-            context = self.new_context(source, base_dir, search_paths, excluded)
+            context = self.new_context(source, base_dir, search_paths, excluded, confine)
         return self._read(spec, data, context, excluded)
 
     def loads(
@@ -428,6 +432,7 @@ class Registry:
         base_dir: str | os.PathLike | None = None,
         search_paths: Iterable[str | os.PathLike[str]] = (),
         disable_plugins: Iterable[str] = (),
+        confine: bool = False,
     ) -> Model:
         if isinstance(text, str):
             data = _utf8(text)
@@ -442,7 +447,7 @@ class Registry:
         excluded = self._excluded(disable_plugins)
         spec = self._spec(format, None, data, excluded)
         base = os.path.abspath(path_argument(base_dir, "base_dir")) if base_dir is not None else os.getcwd()
-        return self._read(spec, data, self.new_context(None, base, search_paths, excluded), excluded)
+        return self._read(spec, data, self.new_context(None, base, search_paths, excluded, confine), excluded)
 
     def _spec(self, format: str | None, source: str | None, data: bytes, excluded: frozenset[str]) -> FormatSpec:
         if format is not None:
@@ -455,7 +460,10 @@ class Registry:
         base_dir: str,
         search_paths: Iterable[str | os.PathLike[str]],
         excluded: frozenset[str] = frozenset(),
+        confine: bool = False,
     ) -> LoadContext:
+        """The context of a top-level load; with `confine`, confined to `base_dir` and the search
+        paths (see `LoadContext.confine`)."""
         folders = paths_argument(search_paths, "search_paths")
         resolve = self._hook("robodesc_resolve_uri", excluded)
         context = LoadContext(
@@ -467,6 +475,8 @@ class Registry:
         context.load_file = lambda path, format=None: self.load(
             path, format=format, context=_child(context, path), disable_plugins=excluded
         )
+        if flag_argument(confine, "confine"):
+            context.confine()
         return context
 
     def _read(self, spec: FormatSpec, data: bytes, context: LoadContext, excluded: frozenset[str]) -> Model:
@@ -504,6 +514,7 @@ class Registry:
         format: str | None = None,
         search_paths: Iterable[str | os.PathLike[str]] = (),
         disable_plugins: Iterable[str] = (),
+        confine: bool = False,
     ) -> CheckReport:
         """Load (unless given a model) and check: the reader's notes, robodesc's checks, plugins' checks.
 
@@ -530,7 +541,9 @@ class Registry:
                     construct="target",
                 )
             try:
-                model = self.load(target, format=format, search_paths=search_paths, disable_plugins=excluded)
+                model = self.load(
+                    target, format=format, search_paths=search_paths, disable_plugins=excluded, confine=confine
+                )
             except (PluginCrash, InvalidArgument):  # a plugin's bug or the caller's mistake: not a finding
                 raise
             except RobodescError as error:
