@@ -76,12 +76,8 @@ def bounded(function: Callable[[], Any], seconds: float = 20.0, memory: int = 4 
 
 
 def load_confined(path: Path, search_paths: list[Path] = ()) -> robodesc.Model:  # type: ignore[assignment]
-    """Load `path` confined to its folder and `search_paths` (LoadContext.confine)."""
-    registry = default_registry()
-    registry.formats()
-    context = registry.new_context(str(path), str(path.parent), [str(p) for p in search_paths])
-    context.confine()
-    return registry.load(path, context=context)
+    """Load `path` confined to its folder and `search_paths` (the public `confine=True`)."""
+    return robodesc.load(path, search_paths=search_paths, confine=True)
 
 
 def line_of(text: str, needle: str) -> int:
