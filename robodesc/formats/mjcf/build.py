@@ -65,13 +65,20 @@ def build_model(spec: ModelSpec) -> Model:
     return model
 
 
-def _add_items(model: Model, spec: BodySpec, joints: list[Joint], trails: list[tuple]) -> None:
-    """What body `spec` holds, in document order, into the model (child bodies with what they hold)."""
-    body = model.bodies[spec.name]
-    for item in spec.items:
+def _add_items(model: Model, top: BodySpec, joints: list[Joint], trails: list[tuple]) -> None:
+    """What body `top` holds, in document order, into the model (child bodies with what they hold,
+    each before the items that follow it)."""
+    pending = [(top, iter(top.items))]  # bodies being read, with the items still to read
+    while pending:
+        spec, items = pending[-1]
+        item = next(items, None)
+        if item is None:
+            pending.pop()
+            continue
+        body = model.bodies[spec.name]
         if isinstance(item, BodySpec):
             model.bodies[item.name] = Body(name=item.name, parent=spec.name, pose=item.pose, location=item.location)
-            _add_items(model, item, joints, trails)
+            pending.append((item, iter(item.items)))
         elif isinstance(item, JointSpec):
             joint = _joint(item, body)
             model.joints[item.name] = joint

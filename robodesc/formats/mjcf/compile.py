@@ -44,7 +44,7 @@ class _MassBody:
 def compile_model(spec: ModelSpec, model: Model) -> None:
     """Apply MuJoCo's compile steps to `model`, built from `spec`."""
     compiler = spec.compiler
-    bodies = _mass_bodies(spec.world, {})
+    bodies = _mass_bodies(spec.world)
     if compiler.fusestatic:
         _fuse_static(model, bodies, spec.referenced)
     _note_plugin_meshes(model, bodies, compiler)
@@ -54,14 +54,16 @@ def compile_model(spec: ModelSpec, model: Model) -> None:
     _check_references(model)
 
 
-def _mass_bodies(spec: BodySpec, found: dict[str, _MassBody]) -> dict[str, _MassBody]:
-    """Every body of the tree below `spec` (itself first), in document order."""
-    geoms = [item for item in spec.items if isinstance(item, GeomSpec)]
-    moving = any(isinstance(item, JointSpec) for item in spec.items)
-    found[spec.name] = _MassBody(spec, geoms, moving)
-    for item in spec.items:
-        if isinstance(item, BodySpec):
-            _mass_bodies(item, found)
+def _mass_bodies(top: BodySpec) -> dict[str, _MassBody]:
+    """Every body of the tree below `top` (itself first), in document order."""
+    found: dict[str, _MassBody] = {}
+    pending = [top]
+    while pending:
+        spec = pending.pop()
+        geoms = [item for item in spec.items if isinstance(item, GeomSpec)]
+        moving = any(isinstance(item, JointSpec) for item in spec.items)
+        found[spec.name] = _MassBody(spec, geoms, moving)
+        pending.extend(item for item in reversed(spec.items) if isinstance(item, BodySpec))
     return found
 
 

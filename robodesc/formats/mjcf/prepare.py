@@ -24,6 +24,7 @@ from ...core.errors import (
     did_you_mean,
 )
 from ...core.geometry import MAX_HEIGHTFIELD_SAMPLES, Material
+from ...core.walk import Step, run
 from ..xml import Document, Element, Values, named_at, parse_xml
 from .attributes import ACTUATORS, Attributes, merged
 from .mesh_assets import MeshAsset
@@ -56,7 +57,7 @@ def prepare_file(state: LoadState, document: Document, prefix: str = "") -> File
         )
     if root.find(".//include") is not None:  # element paths as written, not as spliced
         document.pin_parents()
-    _splice_includes(read, root, [document.source or "<string>"])
+    run(_splice_includes(read, root, [document.source or "<string>"]))
     problem = check_tree(root)
     if problem is not None:
         element, message, allowed, name = problem
@@ -66,27 +67,28 @@ def prepare_file(state: LoadState, document: Document, prefix: str = "") -> File
     for compiler in children(root, "compiler"):
         _compiler(read, compiler, scope.compiler)
     for default in children(root, "default"):
-        _default_class(read, scope.defaults, default, None)
+        _default_classes(read, scope.defaults, default)
     for asset in children(root, "asset"):
         _assets(read, scope, asset)
     return scope
 
 
 # -- includes -------------------------------------------------------------------------------------
-def _splice_includes(read: Attributes, element: Element, chain: list[str]) -> None:
+def _splice_includes(read: Attributes, element: Element, chain: list[str]) -> Step[None]:
     """Replace every <include file=...> by the children of the included file's <mujoco>.
 
-    MuJoCo resolves every include against the main file's folder and includes a file once.
+    MuJoCo resolves every include against the main file's folder and includes a file once. A step
+    of a walk (core.walk): nested elements and files are read without Python recursion.
     """
     position = 0
     while position < len(element):
         child = element[position]
         if child.tag != "include":
-            _splice_includes(read, child, chain)
+            yield _splice_includes(read, child, chain)
             position += 1
             continue
         document, key = _included_document(read, child, chain)
-        _splice_includes(read, document.root, [*chain, key])
+        yield _splice_includes(read, document.root, [*chain, key])
         element.remove(child)
         for offset, grandchild in enumerate(list(document.root)):
             element.insert(position + offset, grandchild)
@@ -180,8 +182,17 @@ def _compiler(read: Attributes, element: Element, settings: Compiler) -> None:
             setattr(settings, name, value[0])
 
 
-def _default_class(read: Attributes, defaults: dict[str, DefaultClass], element: Element, parent: str | None) -> None:
-    """Resolve one <default> (and those nested in it) into plain attributes per element tag."""
+def _default_classes(read: Attributes, defaults: dict[str, DefaultClass], top: Element) -> None:
+    """Resolve a top-level <default> and those nested in it, each after its parent, in document order."""
+    pending: list[tuple[Element, str | None]] = [(top, None)]
+    while pending:
+        element, parent = pending.pop()
+        name = _default_class(read, defaults, element, parent)
+        pending.extend((child, name) for child in reversed(element) if child.tag == "default")
+
+
+def _default_class(read: Attributes, defaults: dict[str, DefaultClass], element: Element, parent: str | None) -> str:
+    """Resolve one <default> into plain attributes per element tag; its class name."""
     name = element.get("class")
     if parent is None:
         name = name or "main"
@@ -211,9 +222,7 @@ def _default_class(read: Attributes, defaults: dict[str, DefaultClass], element:
         if child.tag in ACTUATORS and child.tag != "general":
             attributes["_shortcut"] = child.tag
     defaults[name] = classes
-    for child in element:
-        if child.tag == "default":
-            _default_class(read, defaults, child, name)
+    return name
 
 
 # -- assets ---------------------------------------------------------------------------------------

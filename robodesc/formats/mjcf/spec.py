@@ -15,7 +15,9 @@ stages after this one only assemble and compute.
 from __future__ import annotations
 
 import os
+from collections.abc import Collection, Iterator
 from functools import partial
+from typing import Any
 
 import numpy as np
 
@@ -29,6 +31,7 @@ from ...core.errors import (
     did_you_mean,
 )
 from ...core.transforms import IDENTITY, euler_to_quat, make_pose, quat_to_matrix
+from ...core.walk import Step, run
 from ..xml import Document, Element
 from .attributes import Attributes
 from .checks import listing
@@ -72,7 +75,7 @@ def read_spec(state: LoadState, document: Document) -> ModelSpec:
     walker = _Walker(read, spec)
     walker.adopt(main)
     for worldbody in children(root, "worldbody"):
-        walker.children(worldbody, world, "world", IDENTITY, None)
+        run(walker.children(worldbody, world, "world", IDENTITY, None))
     for child in root:
         tag = child.tag
         if tag == "equality":
@@ -101,6 +104,11 @@ def read_spec(state: LoadState, document: Document) -> ModelSpec:
     return spec
 
 
+#: What the qpos layout of a file reads next (_Walker._layout): an element, whether it is read itself or
+#: its children, the trail, the childclass in force, the walker reading it, the attach chain.
+_Pending = tuple[Element, bool, tuple, "str | None", "_Walker", tuple]
+
+
 class _Walker:
     """Walks the body tree of one file (the main file, or a sub-model being attached)."""
 
@@ -113,6 +121,8 @@ class _Walker:
         #: a self-attachment copies what is read before it: the walk ends at this <attach>
         self.stop: Element | None = None
         self.stopped = False
+        #: for a walker of the keyframe layout, the attach chain down to its file (None: the body walk's)
+        self.chain: tuple | None = None
 
     def adopt(self, scope: FileScope) -> None:
         """A newly prepared file's named materials and kept assets join the model."""
@@ -120,7 +130,11 @@ class _Walker:
         self.spec.extras.extend(scope.extras)
 
     # -- the body tree ----------------------------------------------------------------------
-    def children(self, element: Element, body: BodySpec, parent: str, frame: np.ndarray, active: str | None) -> None:
+    # The walk is made of steps (core.walk): a step yields the steps it nests, so that a tree nested
+    # hundreds of levels deep is read without Python recursion.
+    def children(
+        self, element: Element, body: BodySpec, parent: str, frame: np.ndarray, active: str | None
+    ) -> Step[None]:
         """Read the children of a body (or of a <frame> inside it); `frame` places them in the body;
         `parent` names the body's parent."""
         read, items = self.read, body.items
@@ -130,10 +144,11 @@ class _Walker:
                 return
             tag = child.tag
             if tag == "body":
-                items.append(self.body(child, body.name, frame, active))
+                items.append((yield self.body(child, body.name, frame, active)))
             elif tag == "frame":
                 attrs = child.attrib
-                self.children(child, body, parent, frame @ read.pose(child, attrs), attrs.get("childclass", active))
+                placed = frame @ read.pose(child, attrs)
+                yield self.children(child, body, parent, placed, attrs.get("childclass", active))
             elif tag == "geom":
                 items.append(read_geom(read, child, frame, active))
             elif tag == "site":
@@ -156,9 +171,9 @@ class _Walker:
                 if body.name != "world":
                     body.inertial = read_inertial(read, child)
             elif tag == "replicate":
-                self.replicate(child, body, parent, frame, active)
+                yield self.replicate(child, body, parent, frame, active)
             elif tag == "attach":
-                self.attach(child, body, parent, frame)
+                yield self.attach(child, body, parent, frame)
             elif tag == "flexcomp":
                 generated_bodies, held = flexcomp_bodies(read, child, body, frame, active)
                 if not held:
@@ -182,7 +197,7 @@ class _Walker:
                     read.where(child),
                 )
 
-    def body(self, element: Element, parent: str, frame: np.ndarray, active: str | None) -> BodySpec:
+    def body(self, element: Element, parent: str, frame: np.ndarray, active: str | None) -> Step[BodySpec]:
         read = self.read
         attrs = element.attrib
         name = read.name(attrs, "body")
@@ -191,7 +206,7 @@ class _Walker:
         written = read.pose(element, attrs)
         body = BodySpec(name, frame @ written, written, read.where(element))
         names.add(name)
-        self.children(element, body, parent, IDENTITY, attrs.get("childclass", active))
+        yield self.children(element, body, parent, IDENTITY, attrs.get("childclass", active))
         kinds = [item.kind for item in body.items if isinstance(item, JointSpec)]
         _check_joint_sequence(read, element, name, kinds)
         if "free" in kinds:
@@ -212,7 +227,9 @@ class _Walker:
             )
         return body
 
-    def replicate(self, element: Element, body: BodySpec, parent: str, frame: np.ndarray, active: str | None) -> None:
+    def replicate(
+        self, element: Element, body: BodySpec, parent: str, frame: np.ndarray, active: str | None
+    ) -> Step[None]:
         """<replicate count offset euler sep>: copy i is placed by the step composed i times.
 
         Names inside copy i get sep + i (zero-padded to the digits of count) after any suffix
@@ -255,12 +272,12 @@ class _Walker:
             for index in range(count):
                 read.suffix = f"{sep}{index:0{width}d}{outer}"
                 self.trail = (*outer_trail, (id(element), index))
-                self.children(element, body, parent, frame @ placement, active)
+                yield self.children(element, body, parent, frame @ placement, active)
                 placement = placement @ step
         finally:
             read.suffix, self.copies, self.trail = outer, outer_copies, outer_trail
 
-    def attach(self, element: Element, body: BodySpec, parent: str, frame: np.ndarray) -> None:
+    def attach(self, element: Element, body: BodySpec, parent: str, frame: np.ndarray) -> Step[None]:
         """<attach model body|frame prefix>: graft a body subtree, the contents of a ``<frame>``, or
         (neither given) the whole ``<worldbody>`` of an ``<asset><model>`` file, names prefixed.
         Without `model` the source is this file itself (MuJoCo's self-attachment: of what is read
@@ -311,22 +328,22 @@ class _Walker:
         walker.trail = (*self.trail, id(element))
         walker.stop = stop
         first = model_name is not None and not state.attaching and id(element) not in state.attached
-        state.attaching.append(key)
+        state.attaching[key] = None
         try:
             if first:  # a replicated attach brings its keyframes once, for copy 0
                 state.attached.add(id(element))
-                self.spec.attached_keys.extend(walker.file_keyframes(root))
+                self.spec.attached_keys.extend((yield walker.file_keyframes(root)))
             if target is None:  # the whole model
                 for worldbody in children(root, "worldbody"):
-                    walker.children(worldbody, body, parent, frame, None)
+                    yield walker.children(worldbody, body, parent, frame, None)
             elif target.tag == "body":
-                body.items.append(walker.body(target, body.name, frame, _childclass_above(root, target)))
+                body.items.append((yield walker.body(target, body.name, frame, _childclass_above(root, target))))
             else:
                 above = _childclass_above(root, target)
                 placed = frame @ walker.read.pose(target, target.attrib)
-                walker.children(target, body, parent, placed, target.get("childclass", above))
+                yield walker.children(target, body, parent, placed, target.get("childclass", above))
         finally:
-            state.attaching.pop()
+            state.attaching.popitem()
 
     def scope_of(self, source: Document, prefix: str) -> FileScope:
         """The prepared scope of a sub-model file (prepared once per load, its assets adopted then)."""
@@ -339,101 +356,106 @@ class _Walker:
         return scope
 
     # -- an attached file's keyframes ---------------------------------------------------------------
-    def file_keyframes(self, root: Element) -> list[KeyframeSpec]:
+    def file_keyframes(self, root: Element) -> Step[list[KeyframeSpec]]:
         """The keyframes of the file of this walker (an attached one) as MuJoCo attaches them: its own,
         then those of the files it attaches, each naming its joints by their trail (its qpos is in
-        the order of that file's own joints); names get the prefix."""
+        the order of that file's own joints); names get the prefix.
+
+        A keyframe's qpos is matched with the file's joints only as far as it goes, so a chain of
+        files attaching one another costs what is written in them, not the chain's length squared.
+        """
         read = self.read
-        slots, nested = self._layout(root)
-        total = sum(size for _, size in slots)
         keys: list[KeyframeSpec] = []
-        for keyframe in children(root, "keyframe"):
-            for key in keyframe:
-                qpos = read.floats(key, key.attrib, "qpos", None, [])
-                name = read.prefix + key.get("name", "")
-                _check_qpos_size(read, key, name, len(qpos), total)
-                values: dict[tuple, list[float]] = {}
-                start = 0
-                for trail, size in slots:
-                    if start >= len(qpos):
-                        break
-                    values[trail] = list(qpos[start : start + size])
-                    start += size
-                keys.append(KeyframeSpec(name, [], values, read.where(key)))
-                self.spec.extras.append(read.extra(key, None))
-        for walker, nested_root in nested:
-            keys.extend(walker.file_keyframes(nested_root))
+        written = [key for keyframe in children(root, "keyframe") for key in keyframe]
+        layout = (slot for kind, slot in self._layout(root, whole=True) if kind == "joint")
+        slots: list[tuple[tuple, int]] = []  # the file's joints in qpos order, as far as a keyframe needed
+        total = 0
+        for key in written:
+            qpos = read.floats(key, key.attrib, "qpos", None, [])
+            name = read.prefix + key.get("name", "")
+            while total < len(qpos) and (slot := next(layout, None)) is not None:
+                slots.append(slot)
+                total += slot[1]
+            _check_qpos_size(read, key, name, len(qpos), total)
+            values: dict[tuple, list[float]] = {}
+            start = 0
+            for trail, size in slots:
+                if start >= len(qpos):
+                    break
+                values[trail] = list(qpos[start : start + size])
+                start += size
+            keys.append(KeyframeSpec(name, [], values, read.where(key)))
+            self.spec.extras.append(read.extra(key, None))
+        for kind, (walker, nested_root) in self._layout(root, whole=False):
+            if kind == "attach":
+                keys.extend((yield walker.file_keyframes(nested_root)))
         return keys
 
-    def _layout(self, root: Element) -> tuple[list[tuple[tuple, int]], list[tuple[_Walker, Element]]]:
-        """The joints of this walker's whole file in its qpos order, as (trail, qpos size), and the
-        files it attaches (first copies only), each with a walker placed as the body walk places it."""
-        slots: list[tuple[tuple, int]] = []
-        nested: list[tuple[_Walker, Element]] = []
-        seen: set[int] = set()
-        # (element, whether it is read itself or its children, trail, childclass in force, walker reading
-        # it); an explicit stack, popped in document order
-        chain = tuple(self.read.state.attaching)
-        stack: list[tuple[Element, bool, tuple, str | None, _Walker, tuple]] = [
-            (worldbody, False, self.trail, None, self, chain)
+    def _layout(self, root: Element, whole: bool) -> Iterator[tuple[str, Any]]:
+        """This walker's file in its qpos order: with `whole`, ("joint", (trail, qpos size)) for every
+        joint, those of the files it attaches included, every replicate copy; without, ("attach",
+        (walker, root)) for each file it attaches itself (first copies only), with a walker placed
+        as the body walk places it. Lazily, so a caller stops when it has what it needs."""
+        # an explicit stack, popped in document order
+        stack: list[_Pending] = [
+            (worldbody, False, self.trail, None, self, self.chain or tuple(self.read.state.attaching))
             for worldbody in reversed(list(children(root, "worldbody")))
         ]
+        seen = 0  # joints so far: the body walk refuses a replicate that makes too many
         while stack:
             element, itself, trail, active, walker, chain = stack.pop()
             reader, pending = walker.read, []
             for child in [element] if itself else element:
                 tag = child.tag
-                if tag in ("joint", "freejoint"):
+                if tag in ("joint", "freejoint") and whole:
                     attrs = child.attrib if tag == "freejoint" else reader.defaulted(child, active)
                     kind = "free" if tag == "freejoint" else attrs.get("type", "hinge")
-                    slots.append(((*trail, id(child)), _QPOS_SIZE.get(kind, 1)))
+                    seen += 1
+                    yield "joint", ((*trail, id(child)), _QPOS_SIZE.get(kind, 1))
                 elif tag in ("body", "frame"):
                     pending.append((child, False, trail, child.get("childclass", active), walker, chain))
                 elif tag == "replicate":
                     count = reader.integer(child, child.attrib, "count", 0)
-                    if len(slots) + count > MAX_REPLICATED:
+                    if seen + count > MAX_REPLICATED:
                         continue  # the body walk refuses such a replicate
-                    pending.extend(
-                        (child, False, (*trail, (id(child), i)), active, walker, chain) for i in range(count)
-                    )
-                elif tag == "attach" and child.get("model") is not None:
-                    pending.extend(self._nested(walker, child, trail, chain, seen, nested))
+                    copies = range(count) if whole else range(min(count, 1))
+                    pending.extend((child, False, (*trail, (id(child), i)), active, walker, chain) for i in copies)
+                elif tag == "attach" and child.get("model") is not None and (whole or walker is self):
+                    inner, inner_root, contents = self._nested(walker, child, trail, chain)
+                    if walker is self and not whole and inner is not None:
+                        yield "attach", (inner, inner_root)
+                    if whole:
+                        pending.extend(contents)
             stack.extend(reversed(pending))
-        return slots, nested
 
     def _nested(
-        self,
-        walker: _Walker,
-        element: Element,
-        trail: tuple,
-        chain: tuple,
-        seen: set[int],
-        nested: list[tuple[_Walker, Element]],
-    ) -> list[tuple[Element, bool, tuple, str | None, _Walker, tuple]]:
-        """What the layout reads of a file attached inside an attached file; its keyframes once."""
+        self, walker: _Walker, element: Element, trail: tuple, chain: tuple
+    ) -> tuple[_Walker | None, Element | None, list[_Pending]]:
+        """A file attached inside this walker's file: its walker, its root, and what the layout reads of it."""
         reader = walker.read
         source = reader.scope.submodels.get(element.get("model", ""))
         if source is None:
-            return []  # refused where the body walk meets it
+            return None, None, []  # refused where the body walk meets it
         body, frame = element.get("body"), element.get("frame")
         key = (source.source or element.get("model", ""), body or frame or "")
-        _check_cycle(reader, element, key, list(chain))
+        _check_cycle(reader, element, key, chain)
         chain = (*chain, key)
         prefix = reader.prefix + element.get("prefix", "")
         scope = self.scope_of(source, prefix)
         inner = _Walker(Attributes(reader.state, scope, prefix), self.spec)
         inner.trail = (*trail, id(element))
+        inner.chain = chain
         root = scope.document.root
-        if id(element) not in seen:
-            seen.add(id(element))
-            nested.append((inner, root))
         target = _attach_target(reader, element, root, body, frame, None, element.get("model"))
+        contents: list[_Pending]
         if target is None:
-            return [(w, False, inner.trail, None, inner, chain) for w in children(root, "worldbody")]
-        above = _childclass_above(root, target)
-        if target.tag == "frame":
-            return [(target, False, inner.trail, target.get("childclass", above), inner, chain)]
-        return [(target, True, inner.trail, above, inner, chain)]
+            contents = [(w, False, inner.trail, None, inner, chain) for w in children(root, "worldbody")]
+        elif target.tag == "frame":
+            above = _childclass_above(root, target)
+            contents = [(target, False, inner.trail, target.get("childclass", above), inner, chain)]
+        else:
+            contents = [(target, True, inner.trail, _childclass_above(root, target), inner, chain)]
+        return inner, root, contents
 
     # -- model-level sections ---------------------------------------------------------------
     def equalities(self, element: Element) -> None:
@@ -529,15 +551,19 @@ def _name_keyframes(keyframes: list[KeyframeSpec]) -> None:
 def _joints(body: BodySpec) -> list[JointSpec]:
     """The joints of a body tree in document order (MuJoCo's joint and qpos order)."""
     found: list[JointSpec] = []
-    for item in body.items:
-        if isinstance(item, JointSpec):
+    pending = [iter(body.items)]  # the items still to read of each body being read
+    while pending:
+        item = next(pending[-1], None)
+        if item is None:
+            pending.pop()
+        elif isinstance(item, JointSpec):
             found.append(item)
         elif isinstance(item, BodySpec):
-            found.extend(_joints(item))
+            pending.append(iter(item.items))
     return found
 
 
-def _check_cycle(read: Attributes, element: Element, key: tuple, chain: list) -> None:
+def _check_cycle(read: Attributes, element: Element, key: tuple, chain: Collection[tuple]) -> None:
     """An attach of (file, body or frame) already being attached is a cycle."""
     if key in chain:
         names = " -> ".join(f"{os.path.basename(f)}:{b}" for f, b in [*chain, key])
@@ -644,18 +670,14 @@ def _note_option_conflicts(read: Attributes, scope: FileScope) -> None:
 
 def _childclass_above(root: Element, target: Element) -> str | None:
     """The childclass in force at `target` (a body deep in a sub-model's tree), if any."""
-
-    def walk(node: Element, active: str | None) -> tuple[bool, str | None]:
-        """(whether `target` is below `node`, the childclass in force at it)."""
+    pending: list[tuple[Element, str | None]] = [(root, None)]  # elements to look in, with the class in force
+    while pending:
+        node, active = pending.pop()
         for child in node:
             if child is target:
-                return True, active
-            found = walk(child, child.get("childclass", active) if child.tag in ("body", "frame") else active)
-            if found[0]:
-                return found
-        return False, None
-
-    return walk(root, None)[1]
+                return active
+            pending.append((child, child.get("childclass", active) if child.tag in ("body", "frame") else active))
+    return None
 
 
 def _report_ignored(state: LoadState) -> None:

@@ -59,7 +59,8 @@ class LoadState:
     owners: dict[int, Values] = field(default_factory=dict)  # spliced element id -> the Values of its file
     included: set[str] = field(default_factory=set)  # every included file, once
     prepared: dict[int, FileScope] = field(default_factory=dict)  # sub-model documents (by id) prepared
-    attaching: list[tuple[str, str | None]] = field(default_factory=list)  # (sub-model file, what), outermost first
+    #: (sub-model file, what) being attached, outermost first (a dict: in order, and found at once)
+    attaching: dict[tuple[str, str], None] = field(default_factory=dict)
     attached: set[int] = field(default_factory=set)  # <attach> elements whose keyframes were taken
     prepared_main: FileScope | None = None  # the main file's scope (attach conflicts compare with it)
     body_names: set[str] = field(default_factory=lambda: {"world"})

@@ -31,11 +31,12 @@ from xml.etree.ElementTree import Element, SubElement, fromstring, indent, tostr
 
 import numpy as np
 
-from ...core.errors import Location, RobodescError
+from ...core.errors import InvalidValue, Location, RobodescError
 from ...core.model import Body, Joint, JointType, Model
 from ...core.resources import read_file
 from ...core.transforms import IDENTITY, invert_pose, matrix_to_quat, quat_multiply, quat_to_matrix
 from ...core.writing import WriteContext, unique_name
+from ..xml import MAX_DEPTH
 from .write_geoms import GeomWriter, num, nums, set_pose
 
 #: What a massless moving body gets so that MuJoCo accepts it (its mjMINVAL is 1e-15).
@@ -161,6 +162,7 @@ class _Writer:
     # -- the document ---------------------------------------------------------------------------
     def text(self) -> str:
         model = self.model
+        self._check_depth()
         root = Element("mujoco", model=model.name)
         compiler = SubElement(root, "compiler", angle="radian", autolimits="true")
         compiler.set("inertiafromgeom", "false")
@@ -258,6 +260,24 @@ class _Writer:
             self._joints(body, element, free=name in free)
             self._contents(body, element)
             stack.extend((child, element) for child in reversed(children[name]))
+
+    def _check_depth(self) -> None:
+        """MJCF writes each body inside its parent, and MuJoCo reads at most MAX_DEPTH levels of XML
+        (<mujoco>, <worldbody>, the bodies, what the deepest holds): refuse a deeper tree up front."""
+        depth: dict[str, int] = {}  # how deep each body is written below <worldbody> (1: right in it)
+        for body in self.model.bodies.values():  # parents come before children
+            if body.parent is None:
+                depth[body.name] = 0 if body.name == "world" else 1
+            else:
+                depth[body.name] = depth[body.parent] + 1
+        deepest = max(depth, key=depth.__getitem__)
+        if 2 + depth[deepest] + 1 > MAX_DEPTH:
+            raise InvalidValue(
+                f"body {deepest!r} would be written {depth[deepest]} bodies deep: MJCF nests each body in its "
+                f"parent, and MuJoCo reads at most {MAX_DEPTH} levels of XML",
+                construct=deepest,
+                suggestion="write URDF or SDFormat, which list links side by side",
+            )
 
     def _floating_root(self, body: Body) -> bool:
         """A body the source lets move freely without a joint (an SDF model's root link): a free joint."""
