@@ -245,9 +245,10 @@ class Document:
         return "/" + "/".join(reversed(parts))
 
 
-#: Elements may nest this deep, about as deep as TinyXML2 (the parser of MuJoCo, libsdformat and urdfdom)
-#: lets them; readers recurse along the nesting, so a deeper file is refused here, with its line.
-MAX_DEPTH = 500
+#: Elements may nest this deep (the root is level 1), exactly as deep as TinyXML2, the parser of MuJoCo,
+#: libsdformat and urdfdom, reads them: it counts the document itself as a level and stops at 500
+#: (checked against MuJoCo). A deeper file is refused here, with its line.
+MAX_DEPTH = 499
 
 
 def _deeper_than(root: Element, limit: int) -> Element | None:
