@@ -19,10 +19,40 @@ mujoco = pytest.importorskip("mujoco")
 OBJ_TETRAHEDRON = "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nv 5 5 5\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n"
 
 
+#: Two tetrahedra sharing a face, and a node no element uses, as GMSH 4.1 writes them (ASCII).
+GMSH_TETRAHEDRA = """$MeshFormat
+4.1 0 8
+$EndMeshFormat
+$Nodes
+1 6 1 6
+3 1 0 6
+1
+2
+3
+4
+5
+6
+0 0 0
+1 0 0
+0 1 0
+0 0 1
+1 1 1
+7 7 7
+$EndNodes
+$Elements
+1 2 1 2
+3 1 4 2
+1 1 2 3 4
+2 2 3 4 5
+$EndElements
+"""
+
+
 @pytest.fixture(autouse=True)
 def _tetrahedron(tmp_path: Path) -> None:
-    """The mesh file every model of this module declares as an asset."""
+    """The mesh files the models of this module use."""
     (tmp_path / "tetra.obj").write_text(OBJ_TETRAHEDRON)
+    (tmp_path / "tetra.msh").write_text(GMSH_TETRAHEDRA)
 
 
 def _model(body: str, defaults: str = "", compiler: str = "") -> str:
@@ -134,6 +164,8 @@ CASES = {
     "mesh 2D": '<flexcomp name="F" type="mesh" file="tetra.obj" dim="2" scale="2 2 2" pos="1 0 0"/>',
     "mesh 3D": '<flexcomp name="F" type="mesh" file="tetra.obj" dim="3" origin=".2 .2 .2"/>',
     "mesh asset, type implied": '<flexcomp name="F" mesh="tetra" dim="2" spacing=".1 .1 .1"/>',
+    "gmsh": '<flexcomp name="F" type="gmsh" file="tetra.msh" pos="0 0 .5" scale="2 1 1"/>',
+    "gmsh trilinear": '<flexcomp name="F" type="gmsh" file="tetra.msh" dim="3" dof="trilinear" mass="2"/>',
     "mesh 1D": '<flexcomp name="F" type="mesh" file="tetra.obj" dim="1"/>',
     "in a frame": (
         '<frame pos="1 0 0" euler="0 0 90">'
@@ -287,6 +319,11 @@ REFUSED = {
         '<elasticity young="1e4" elastic2d="bend" thickness=".1"/></flexcomp>',
         InvalidValue,
         "2d elasticity requires 2d flex",
+    ),
+    "gmsh dim": (
+        '<flexcomp name="F" type="gmsh" file="tetra.msh" dim="2"/>',
+        InvalidValue,
+        "flexcomp dim does not match GMSH mesh dimensionality",
     ),
     "damping from the class": (
         '<flexcomp name="F" count="2 1 1" spacing=".1 .1 .1" dim="1"/>',

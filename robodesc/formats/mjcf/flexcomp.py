@@ -99,6 +99,7 @@ def flexcomp_bodies(
         points = points * np.array(fc.scale)
     pose = frame @ read.pose(element, element.attrib)
     points = points @ pose[:3, :3].T + pose[:3, 3]
+    box = points.min(axis=0), points.max(axis=0)  # of every point, used or not (MuJoCo's order)
     pinned = _pinned(fc, len(points), fail)
     if fc.type in _DIRECT and elements is not None:  # points no element uses are dropped
         used = np.zeros(len(points), dtype=bool)
@@ -106,14 +107,17 @@ def flexcomp_bodies(
         if not used.all():
             keep = np.flatnonzero(used)
             points = points[keep]
-            pinned = np.concatenate([pinned[keep], pinned[len(used) :]])
+            # MuJoCo compacts the flags in place, then keeps max(points, nodes) of them
+            compacted = pinned.copy()
+            compacted[: len(keep)] = pinned[keep]
+            pinned = compacted[: max(len(keep), _node_count(fc))]
     if fc.rigid:
         return [], True
     _check_elasticity(fc, fail)
     _note_twist(read, element, fc)
     if fc.dof in _INTERPOLATED:
         _note_interpolated_mesh(read, element, fc)
-        bodies = _node_bodies(read, element, fc, points, pinned, active)
+        bodies = _node_bodies(read, element, fc, box, pinned, active)
         return bodies, bool(pinned[: _node_count(fc)].any())
     return _vertex_bodies(read, element, fc, points, pinned, active), bool(pinned[: len(points)].any())
 
@@ -447,7 +451,7 @@ def _gmsh(read: Attributes, element: Element, fc: _Flexcomp, path: str, fail) ->
     from . import gmsh  # noqa: PLC0415 - read only for type="gmsh"
 
     try:
-        mesh = gmsh.read_gmsh(data)
+        mesh = gmsh.read_gmsh(data, path)
     except gmsh.GmshError as exc:
         raise fail(f"{exc} ({path})", kind=MalformedValue) from None
     if fc.has_dim and fc.dim != mesh.dim:
@@ -534,14 +538,19 @@ def _vertex_bodies(
 
 
 def _node_bodies(
-    read: Attributes, element: Element, fc: _Flexcomp, points: np.ndarray, pinned: np.ndarray, active: str | None
+    read: Attributes,
+    element: Element,
+    fc: _Flexcomp,
+    box: tuple[np.ndarray, np.ndarray],
+    pinned: np.ndarray,
+    active: str | None,
 ) -> list[BodySpec]:
-    """A body for every node not pinned of the grid over the points' bounding box (trilinear: 2 nodes
-    per cell edge, quadratic: 3), with masses that add up to `mass`."""
+    """A body for every node not pinned of the grid over the points' bounding `box` (trilinear: 2
+    nodes per cell edge, quadratic: 3), with masses that add up to `mass`."""
     order = 1 if fc.dof == "trilinear" else 2
     cells = fc.cellcount if fc.type in _DIRECT and fc.cellcount[0] >= 0 else [1, 1, 1]
     counts = [c * order + 1 for c in cells]
-    low, high = points.min(axis=0), points.max(axis=0)
+    low, high = box
     if fc.elastic2d:  # a shell moves only its boundary nodes
         for gi, gj, gk in np.ndindex(*counts):
             inside = 0 < gi < counts[0] - 1 and 0 < gj < counts[1] - 1 and 0 < gk < counts[2] - 1

@@ -5,7 +5,7 @@ MuJoCo does not read GMSH files the way GMSH documents them: it looks for the fi
 of nodes and one block of elements with fixed layouts, and refuses or misreads what does not fit.
 A description loader has to agree with it, so this module follows the decoder's reading rather
 than the GMSH specification -- the surprising parts are spelled out where they happen and in
-docs/formats/mjcf-gmsh.md. Every behaviour here was checked against the ``mujoco`` 4.0.0 package
+docs/formats/mjcf.md ("GMSH files"). Every behaviour here was checked against the ``mujoco`` 4.0.0 package
 (tests/test_mjcf_gmsh.py).
 
 Reading is bounded: a count is compared with the bytes or tokens that are actually there before
