@@ -325,6 +325,16 @@ REFUSED = {
         InvalidValue,
         "flexcomp dim does not match GMSH mesh dimensionality",
     ),
+    "too few points": (
+        '<flexcomp name="F" type="direct" point="0 0 0 1 0 0 0 1 0" element="0 1 1"/>',
+        InvalidValue,
+        "not enough vertices",
+    ),
+    "repeated vertex": (
+        '<flexcomp name="F" type="direct" point="0 0 0 1 0 0 0 1 0" element="0 1 2 0 1 1" rigid="true"/>',
+        InvalidValue,
+        "repeated vertex in element",
+    ),
     "damping from the class": (
         '<flexcomp name="F" count="2 1 1" spacing=".1 .1 .1" dim="1"/>',
         InvalidValue,

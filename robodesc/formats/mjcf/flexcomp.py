@@ -111,6 +111,7 @@ def flexcomp_bodies(
             compacted = pinned.copy()
             compacted[: len(keep)] = pinned[keep]
             pinned = compacted[: max(len(keep), _node_count(fc))]
+    _check_flex(fc, len(points), elements, fail)
     if fc.rigid:
         return [], True
     _check_elasticity(fc, fail)
@@ -251,6 +252,16 @@ def _check_pins(fc: _Flexcomp, fail) -> None:  # noqa: ANN001
         raise fail("Pin grid(range) cannot be used with dim=1")
 
 
+def _check_flex(fc: _Flexcomp, npoints: int, elements: np.ndarray | None, fail) -> None:  # noqa: ANN001
+    """MuJoCo's checks of the flex it makes (after unused points are dropped), rigid or not."""
+    if npoints < fc.dim + 1:
+        raise fail("not enough vertices", f"a {fc.dim}D flex needs at least {fc.dim + 1} points its elements use")
+    if elements is not None and elements.shape[1] > 1:
+        ordered = np.sort(elements, axis=1)
+        if (ordered[:, 1:] == ordered[:, :-1]).any():
+            raise fail("repeated vertex in element", "name each point of an element once")
+
+
 def _check_elasticity(fc: _Flexcomp, fail) -> None:  # noqa: ANN001
     """MuJoCo's checks of a flex's stiffness, once its dimension is known (a file's, or forced)."""
     if fc.edge_stiffness and fc.dim != 1:
@@ -305,7 +316,7 @@ def _normalised(vectors: np.ndarray) -> np.ndarray:
     return np.where(norms > MJ_MINVAL, vectors / np.where(norms > MJ_MINVAL, norms, 1.0), vectors)
 
 
-def _grid(fc: _Flexcomp, fail) -> tuple[np.ndarray, np.ndarray]:  # noqa: ANN001
+def _grid(fc: _Flexcomp, fail) -> tuple[np.ndarray, np.ndarray | None]:  # noqa: ANN001
     """A grid of points spaced `spacing` apart and centred (a ring for a one-dimensional circle),
     with its edges, triangles or tetrahedra."""
     c0, c1, c2 = fc.count
@@ -348,11 +359,10 @@ def _grid(fc: _Flexcomp, fail) -> tuple[np.ndarray, np.ndarray]:  # noqa: ANN001
     else:
         ix, iy, iz = (a.ravel() for a in np.meshgrid(np.arange(c0), np.arange(c1), np.arange(c2), indexing="ij"))
         points = np.stack([s0 * (ix - 0.5 * (c0 - 1)), s1 * (iy - 0.5 * (c1 - 1)), s2 * (iz - 0.5 * (c2 - 1))], axis=1)
-        cells = (c0 - 1) * (c1 - 1) * (c2 - 1)
-        elements = np.zeros((6 * cells, 4), dtype=np.int64)  # six tetrahedra per cell, all valid ids
-    if not elements.size:
+        elements = None  # six tetrahedra per cell, all of distinct, valid points: nothing to check
+    if elements is None and (c0 - 1) * (c1 - 1) * (c2 - 1) == 0 or elements is not None and not elements.size:
         raise fail("No elements were created in grid", "give count at least 2 along each of the first dim directions")
-    return points.astype(float), elements.astype(np.int64)
+    return points.astype(float), None if elements is None else elements.astype(np.int64)
 
 
 def _box(fc: _Flexcomp, fail) -> np.ndarray:  # noqa: ANN001
