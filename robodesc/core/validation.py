@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import InvalidTree, Location
+from .errors import InvalidTree, InvalidValue, Location
 from .model import Body, Frame, Joint, JointType, Model
 
 
@@ -161,3 +161,43 @@ def _order_parents_first(problem: _Problem, model: Model) -> None:
     if ordered != list(bodies):
         model.bodies = {name: bodies[name] for name in ordered}
         model.rebuild_kinematics()
+
+
+def check_finite_poses(model: Model) -> None:
+    """Raise a located `InvalidValue` unless every body and frame has a finite world pose at the
+    reference configuration, and every joint a finite origin and axis.
+
+    Numbers that each read fine (1e308) can overflow once poses are composed, and kinematics would
+    then hand out NaN poses. A reader calls this once its model is built: the poses are composed
+    here, parents first (one pass, no recursion), with numpy's overflow warnings kept inside.
+    """
+    world: dict[str, np.ndarray] = {}
+    joints = model.joints
+    with np.errstate(all="ignore"):
+        for body in model.bodies.values():
+            pose = np.asarray(body.pose, dtype=float)
+            parent = world.get(body.parent) if body.parent is not None else None
+            if parent is not None:
+                pose = parent @ pose
+            if not np.isfinite(pose).all():
+                joint = joints.get(body.joints[0]) if body.joints else None
+                _not_finite(f"the world pose of body {body.name!r}", joint.location if joint else body.location)
+            world[body.name] = pose
+        for joint in joints.values():
+            for what, value in (("origin", joint.origin), ("axis", joint.axis), ("axis2", joint.axis2)):
+                if value is not None and not np.isfinite(np.asarray(value, dtype=float)).all():
+                    _not_finite(f"the {what} of joint {joint.name!r}", joint.location)
+        for frame in model.frames.values():
+            base = world.get(frame.body)
+            if base is not None and not np.isfinite(base @ np.asarray(frame.pose, dtype=float)).all():
+                _not_finite(f"the world pose of frame {frame.name!r}", frame.location)
+
+
+def _not_finite(what: str, location: Location) -> None:
+    raise InvalidValue(
+        f"{what} at the reference configuration is not finite: a pose it is composed of is too large to "
+        "compute with (numbers near 1e308 overflow once poses are multiplied)",
+        location=location,
+        construct="pose",
+        suggestion="give positions and angles of a physical size",
+    )

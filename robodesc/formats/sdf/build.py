@@ -27,7 +27,6 @@ from ...core.transforms import invert_pose
 from .desc import FileDesc, FrameDesc, JointDesc, LinkDesc, ModelDesc, Node
 from .graph import Scope, scope_of
 
-_I4 = np.eye(4)
 _ONE_AXIS = (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC, JointType.SCREW)
 _TWO_AXES = (JointType.UNIVERSAL, JointType.REVOLUTE2)
 
@@ -64,8 +63,8 @@ class Builder:
         self.top: Scope | None = None  # set by `build` (None only for a file without a model or world)
         self.top_pose = np.eye(4)
         self._world_poses: dict[str, np.ndarray] = {}
-        #: full name -> (the prefix of the model it is declared in, that model's scope, its name there)
-        self._homes: dict[str, tuple[str, Scope, str]] = {}
+        #: full name -> (the full name of the model it is declared in (None: the top), its scope, its name there)
+        self._homes: dict[str, tuple[str | None, Scope, str]] = {}
 
     # -- walking the scopes -----------------------------------------------------------------
     def _walk_model(self, desc: ModelDesc, prefix: str, static: bool, owner: str | None, top: bool = True) -> None:
@@ -77,8 +76,9 @@ class Builder:
             desc, prefix, static, owner, top, instance_kept = stack.pop()
             self.kept.extend((node, owner) for node in instance_kept)  # given on the <include> that placed it
             scope = scope_of(desc)
+            model = prefix[:-2] if prefix else None  # the full name of the model they are declared in
             for name in scope.local:
-                self._homes[prefix + name] = (prefix, scope, name)
+                self._homes[prefix + name] = (model, scope, name)
             for link in desc.links:
                 self.links.append(_Item("link", prefix + link.name, link, scope, prefix, static, owner, top))
             for joint in desc.joints:
@@ -104,14 +104,17 @@ class Builder:
         if found is not None:
             return found
         chain = []
-        name = full
-        while name not in self._world_poses and name in self._homes:
-            prefix, scope, local = self._homes[name]
+        name: str | None = full
+        while name is not None and name not in self._world_poses and name in self._homes:
+            model, scope, local = self._homes[name]
             chain.append((name, scope, local))
-            name = prefix[:-2]  # the full name of the model it is declared in ('' for the top)
-        base = self._world_poses.get(name)
-        if base is None:
-            base = self._world_poses[name] = self.top_pose @ (self._top().pose(name) if name else _I4)
+            name = model
+        if name is None:
+            base = self.top_pose
+        else:
+            base = self._world_poses.get(name)
+            if base is None:
+                base = self._world_poses[name] = self.top_pose @ self._top().pose(name)
         for name, scope, local in reversed(chain):
             base = self._world_poses[name] = base @ scope.local_pose(local)
         return base

@@ -14,6 +14,7 @@ from ...core.errors import InvalidValue
 from ...core.transforms import invert_pose
 from .desc import AxisDesc, FrameDesc, Instance, ModelDesc, PoseRef, WorldDesc
 from .graph import scope_of
+from .size import check_merged
 
 
 def _pose(ref: PoseRef, proxy: str, default_is_model: bool) -> PoseRef:
@@ -78,13 +79,10 @@ def merge_into(instance: Instance, parent: ModelDesc | WorldDesc) -> None:
                 construct="include/@merge",
                 suggestion='remove merge="true", or move the links into a nested model',
             )
-        parent.frames.extend(frames)
-        parent.joints.extend(joints)
-        parent.models.extend(models)
-        parent.kept.extend(kept)
-        return
+    else:
+        parent.links.extend(links)
     parent.frames.extend(frames)
     parent.joints.extend(joints)
     parent.models.extend(models)
-    parent.links.extend(links)
     parent.kept.extend(kept)
+    check_merged(parent, instance)

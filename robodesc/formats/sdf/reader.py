@@ -15,13 +15,17 @@ the URDF reader.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ...core.diagnostics import Diagnostic
 from ...core.model import Model
 from ...core.resources import LoadContext
+from ...core.validation import check_finite_poses
 from ..xml import root_tag
 from .build import Builder
 from .loader import Loader
 from .parse import parse_file
+from .size import check_size
 
 
 def read(data: bytes, context: LoadContext) -> Model:
@@ -30,7 +34,10 @@ def read(data: bytes, context: LoadContext) -> Model:
         return context.load_file(context.source, format="urdf")
     loader = Loader(context, parse_file)
     file_desc = loader.parse_text(data, context.source, context.base_dir)
-    model = Builder(file_desc).build()
+    check_size(file_desc)  # what the includes expand to, before building it
+    with np.errstate(all="ignore"):  # poses of absurd size overflow: refused just below, not warned about
+        model = Builder(file_desc).build()
+    check_finite_poses(model)
     seen: set[tuple[str, str, int]] = set()
     for parsed in list(loader.files.values()):  # every file of the load, each reported once
         _report(model, parsed.diagnostics, seen)

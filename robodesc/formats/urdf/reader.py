@@ -44,6 +44,7 @@ from ...core.geometry import Box, Capsule, Cylinder, Geometry, Material, Mesh, S
 from ...core.model import Body, Dynamics, Extra, Inertial, Joint, JointType, Limits, Mimic, Model
 from ...core.resources import LoadContext
 from ...core.transforms import IDENTITY, pose_from_xyz_rpy, rpy_to_matrix
+from ...core.validation import check_finite_poses
 from ..xml import Element, Values, parse_xml, to_xml
 
 JOINT_TYPES = {
@@ -238,6 +239,7 @@ class _UrdfReader:
         self._check_mimics(joints)
         if self._material_locations:
             model.root.extras.setdefault("urdf", {})["material_locations"] = self._material_locations
+        check_finite_poses(model)
         return model
 
     def _check_mimics(self, joints: dict[str, Joint]) -> None:

@@ -1,0 +1,105 @@
+"""How large a description grows once its includes are expanded, refused past a limit before it is built.
+
+A file is parsed once however often it is included, so twenty small files that each include the
+next twice parse in no time and describe 2^20 links. The builder would then make every one of
+them, for minutes and gigabytes. So the parsed form is measured first: each parsed model's
+links, joints, frames and nested models, counted once per model and multiplied by how often it
+is placed. A description past the limit is refused at the element that places the largest part.
+`<include merge="true">` copies an included model's content into the including one while
+parsing, so each merge is measured too (`check_merged`).
+
+The limit is `DEFAULT_MAX_ELEMENTS`, or the environment variable `ROBODESC_MAX_ELEMENTS`.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ...core.errors import InvalidValue, Location
+from .desc import FileDesc, Instance, ModelDesc, WorldDesc
+
+#: The most links, joints, frames and models a description may expand to: far above the largest
+#: world of the public collections (a few thousand), far below what takes minutes to build.
+DEFAULT_MAX_ELEMENTS = 250_000
+LIMIT_VARIABLE = "ROBODESC_MAX_ELEMENTS"
+
+
+def max_elements() -> int:
+    """The limit: `ROBODESC_MAX_ELEMENTS` when set (a whole number), else `DEFAULT_MAX_ELEMENTS`."""
+    text = os.environ.get(LIMIT_VARIABLE, "").strip().replace("_", "")
+    if not text:
+        return DEFAULT_MAX_ELEMENTS
+    if not (text.isascii() and text.isdigit() and len(text) <= 18):
+        raise InvalidValue(
+            f"{LIMIT_VARIABLE}={os.environ[LIMIT_VARIABLE]!r} is not a whole number",
+            construct=LIMIT_VARIABLE,
+            suggestion=f"set {LIMIT_VARIABLE} to a number of elements such as 1000000",
+        )
+    return int(text)
+
+
+def _own(desc: ModelDesc | WorldDesc) -> int:
+    links = len(desc.links) if isinstance(desc, ModelDesc) else 0
+    return links + len(desc.joints) + len(desc.frames) + len(desc.models)
+
+
+def _elements(what: str, count: int, limit: int) -> str:
+    return f"{what} expands to {count:,} links, joints, frames and models, more than the limit of {limit:,}"
+
+
+def _too_large(message: str, location: Location, construct: str) -> InvalidValue:
+    return InvalidValue(
+        message,
+        location=location,
+        construct=construct,
+        suggestion=f"if the description is right, raise the limit: {LIMIT_VARIABLE}=N (includes that include "
+        "each other several times multiply)",
+    )
+
+
+def check_size(file: FileDesc) -> None:
+    """Refuse a description whose expanded size is past the limit, before anything is built.
+
+    Sizes are worked out per parsed model (once, however often it is placed), children first,
+    with a stack; the first model found too large is refused at its largest placed part."""
+    limit = max_elements()
+    tops: list[ModelDesc | WorldDesc] = [*file.worlds, *([file.model] if file.model is not None else [])]
+    sizes: dict[int, int] = {}
+    for top in tops:
+        stack: list[ModelDesc | WorldDesc] = [top]
+        while stack:
+            desc = stack[-1]
+            if id(desc) in sizes:
+                stack.pop()
+                continue
+            waiting = [i.desc for i in desc.models if id(i.desc) not in sizes]
+            if waiting:
+                stack.extend(waiting)
+                continue
+            stack.pop()
+            total = _own(desc) + sum(sizes[id(i.desc)] for i in desc.models)
+            sizes[id(desc)] = total
+            if total > limit:
+                largest = max(desc.models, key=lambda i: sizes[id(i.desc)], default=None)
+                where, construct = _where(desc, largest)
+                what = f"{'world' if isinstance(desc, WorldDesc) else 'model'} {desc.name!r}"
+                raise _too_large(_elements(what, total, limit), where, construct)
+
+
+def _where(desc: ModelDesc | WorldDesc, largest: Instance | None) -> tuple[Location, str]:
+    if largest is None:
+        return desc.location, desc.name
+    return largest.location, largest.uri or largest.name
+
+
+def check_merged(parent: ModelDesc | WorldDesc, instance: Instance) -> None:
+    """Refuse a merge that makes the including model's own content larger than the limit: merges of
+    merges copy content (kept elements too) while parsing, where `check_size` cannot see it yet."""
+    limit = max_elements()
+    count = _own(parent) + len(parent.kept)
+    if count > limit:
+        message = (
+            f"merging {instance.name!r} makes the content of {parent.name!r} {count:,} links, joints, frames, "
+            f"models and kept elements, more than the limit of {limit:,}"
+        )
+        raise _too_large(message, instance.location, instance.uri or instance.name)
