@@ -13,8 +13,10 @@ a worker process. What counts as a finding:
 * crash: any exception that is not a RobodescError, a PluginCrash (a reader's foreign exception,
   wrapped), and a RecursionError anywhere in the chain of causes even when a RobodescError wraps
   it (a nesting limit must be explicit, not Python's stack);
-* hang: the case takes longer than --timeout seconds (or 4x the seed's own time when that is
-  longer); the worker's stack at that moment is dumped (faulthandler) to say where;
+* hang: the case takes longer than --timeout seconds, or, when that is longer, 4x what linear
+  time allows: the seed's own time scaled by how much larger the mutant is (a file repeated
+  20,000 times may take 20,000 times as long, no more); the worker's stack at that moment is
+  dumped (faulthandler) to say where;
 * memory: the worker's peak resident memory passes --memory MiB (the worker restarts after each
   such case, so the peak is that case's), or a MemoryError under the address-space cap;
 * warning: a warning that escaped from numpy or Python (not robodesc's own diagnostics).
@@ -110,6 +112,8 @@ class Finding:
     seed: str
     mutations: list[str]
     text: str
+    format: str = ""
+    search_paths: list[str] = field(default_factory=list)
     count: int = 1
 
 
@@ -444,7 +448,8 @@ def fuzz(
         while time.monotonic() < deadline:
             s = rng.choice(seeds)
             text, done = mutant(s, rng)
-            result = runner.run((text, s.format, str(s.path.parent), s.search_paths), max(timeout, 4 * s.seconds))
+            linear = s.seconds * max(1.0, len(text) / max(1, len(s.text)))
+            result = runner.run((text, s.format, str(s.path.parent), s.search_paths), max(timeout, 4 * linear))
             _record(tally, result, s, done, text)
             if tally.cases % 200 == 0:
                 log(
@@ -467,7 +472,7 @@ def _record(tally: Tally, result: dict[str, Any], s: Seed, done: list[str], text
         tally.refused += 1
     else:
         signature = f"{status}: {result['type']} at {result['where']}"
-        tally.add(Finding(status, signature, result["message"], str(s.path), done, text))
+        tally.add(Finding(status, signature, result["message"], str(s.path), done, text, s.format, s.search_paths))
 
 
 def save(tally: Tally, out: Path) -> None:
@@ -497,6 +502,31 @@ def report(tally: Tally) -> str:
     return "\n".join(lines)
 
 
+def replay(out: Path, timeout: float, memory_mib: int) -> int:
+    """Run each example saved in `out` again, alone, and say how it goes now: whether a finding
+    still stands (a hang may have been a busy machine; a fix may have landed)."""
+    findings = json.loads((out / "summary.json").read_text())["findings"]
+    runner = Runner(memory_mib, cap_mib=max(4096, memory_mib * 3))
+    standing = 0
+    try:
+        for finding in findings:
+            case = (
+                (out / finding["example"]).read_text(),
+                finding["format"],
+                str(Path(finding["seed"]).parent),
+                finding["search_paths"],
+            )
+            begin = time.monotonic()
+            result = runner.run(case, timeout)
+            seconds = time.monotonic() - begin
+            standing += result["status"] not in ("loaded", "refused")
+            where = f" {result.get('type', '')} at {result.get('where', '')}" if "where" in result else ""
+            print(f"{finding['example']}: {result['status']}{where} in {seconds:.1f} s (was {finding['signature']})")
+    finally:
+        runner.stop()
+    return 1 if standing else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=3600, help="how long to run (default: an hour)")
@@ -504,7 +534,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=5.0, help="a case taking longer is a hang (seconds)")
     parser.add_argument("--memory", type=int, default=1024, help="peak memory of a case that is a finding (MiB)")
     parser.add_argument("--out", type=Path, default=None, help="folder for the examples and summary.json")
+    parser.add_argument("--replay", type=Path, metavar="OUT", help="run the examples an earlier run saved in OUT")
     args = parser.parse_args(argv)
+    if args.replay:
+        return replay(args.replay, args.timeout, args.memory)
     out = args.out or Path(tempfile.mkdtemp(prefix="robodesc-fuzz-"))
     tally = fuzz(args.seconds, args.seed, args.timeout, args.memory, out, log=lambda line: print(line, flush=True))
     print(report(tally))
