@@ -13,10 +13,10 @@ a worker process. What counts as a finding:
 * crash: any exception that is not a RobodescError, a PluginCrash (a reader's foreign exception,
   wrapped), and a RecursionError anywhere in the chain of causes even when a RobodescError wraps
   it (a nesting limit must be explicit, not Python's stack);
-* hang: the case takes longer than --timeout seconds, or, when that is longer, 4x what linear
-  time allows: the seed's own time scaled by how much larger the mutant is (a file repeated
-  20,000 times may take 20,000 times as long, no more); the worker's stack at that moment is
-  dumped (faulthandler) to say where;
+* hang: the case takes longer than --timeout seconds or, when that is longer, 4x what linear
+  time allows (the seed's own time scaled by how much larger the mutant is: a file repeated
+  20,000 times may take 20,000 times as long), up to a minute; the worker's stack at that moment
+  is dumped (faulthandler) to say where;
 * memory: the worker's peak resident memory passes --memory MiB (the worker restarts after each
   such case, so the peak is that case's), or a MemoryError under the address-space cap;
 * warning: a warning that escaped from numpy or Python (not robodesc's own diagnostics).
@@ -449,7 +449,7 @@ def fuzz(
             s = rng.choice(seeds)
             text, done = mutant(s, rng)
             linear = s.seconds * max(1.0, len(text) / max(1, len(s.text)))
-            result = runner.run((text, s.format, str(s.path.parent), s.search_paths), max(timeout, 4 * linear))
+            result = runner.run((text, s.format, str(s.path.parent), s.search_paths), max(timeout, min(4 * linear, 60)))
             _record(tally, result, s, done, text)
             if tally.cases % 200 == 0:
                 log(
