@@ -109,12 +109,11 @@ class Builder:
             model, scope, local = self._homes[name]
             chain.append((name, scope, local))
             name = model
-        if name is None:
-            base = self.top_pose
-        else:
-            base = self._world_poses.get(name)
-            if base is None:
-                base = self._world_poses[name] = self.top_pose @ self._top().pose(name)
+        base: np.ndarray = self.top_pose
+        if name is not None:
+            known = self._world_poses.get(name)
+            base = known if known is not None else self.top_pose @ self._top().pose(name)
+            self._world_poses[name] = base
         for name, scope, local in reversed(chain):
             base = self._world_poses[name] = base @ scope.local_pose(local)
         return base

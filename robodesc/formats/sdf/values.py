@@ -118,7 +118,7 @@ def parse_int(text: str, where: Where, construct: str, unsigned: bool = False) -
         hexadecimal = "x" in token.lower()
         digits = token.lstrip("+-")[2 if hexadecimal else 0 :].lstrip("0")
         if len(digits) <= _INT_DIGITS:  # longer is out of range anyway: never handed to int() (its digit limit)
-            value = int(token, 16) if hexadecimal else int(token)
+            value = int(digits or "0", 16 if hexadecimal else 10) * (-1 if token.startswith("-") else 1)
             limit = 2**64 if unsigned else 2**31
             if -limit <= value < limit:
                 return value
