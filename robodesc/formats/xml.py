@@ -42,6 +42,7 @@ from ..core.errors import (
     RobodescError,
     UnsafeXML,
     XMLSyntaxError,
+    excerpt,
 )
 from ..plugins.spec import FormatSpec
 
@@ -262,6 +263,27 @@ def _deeper_than(root: Element, limit: int) -> Element | None:
     return None
 
 
+#: An attribute value may be this long. pyexpat hands expat 1 MiB at a time, and expat (before 2.6)
+#: scans a token again from its start with each piece, so an attribute takes time growing with the
+#: square of its length (80 MB: 7 s, 256 MB: over a minute); a longer one is refused before parsing.
+#: No description needs one: inline mesh or height-field data of a million numbers is under 10 MB.
+MAX_ATTRIBUTE_BYTES = 32 * 1024 * 1024
+_LONG_ATTRIBUTE = re.compile(rb"""=[ \t\r\n]*(?:"[^"]{%d}|'[^']{%d})""" % (MAX_ATTRIBUTE_BYTES, MAX_ATTRIBUTE_BYTES))
+
+
+def _refuse_long_attributes(data: bytes, source: str | None) -> None:
+    """Refuse an attribute value longer than MAX_ATTRIBUTE_BYTES, at its line, in one linear scan."""
+    if len(data) <= MAX_ATTRIBUTE_BYTES:
+        return
+    found = _LONG_ATTRIBUTE.search(data)
+    if found is not None:
+        raise XMLSyntaxError(
+            f"an attribute value is longer than {MAX_ATTRIBUTE_BYTES // (1024 * 1024)} MiB, more than robodesc reads",
+            location=Location(file=source, line=data.count(b"\n", 0, found.start()) + 1),
+            suggestion="keep large data in a file (a mesh or height-field file) instead of an attribute",
+        )
+
+
 def parse_xml(data: bytes | str, source: str | None = None) -> Document:
     """Parse XML text into a `Document`, or raise a robodesc error naming the line."""
     if isinstance(data, str):
@@ -270,6 +292,7 @@ def parse_xml(data: bytes | str, source: str | None = None) -> Document:
         raise MissingRootElement(
             "the file is empty", location=Location(file=source), suggestion="check that the right file was given"
         )
+    _refuse_long_attributes(data, source)
     mended = _as_tinyxml2_reads(data)
     builder = TreeBuilder()  # the C implementation: no Python call per element
     _expat(mended, source, builder.start, builder.end, builder.data)
@@ -377,7 +400,7 @@ class Values:
         except ValueError:
             pass
         raise MalformedValue(
-            f"{name}={text!r} on <{element.tag}> is not a finite number",
+            f"{name}={excerpt(text)} on <{element.tag}> is not a finite number",
             location=self.where(element),
             construct=f"{element.tag}/@{name}",
             suggestion="write a plain decimal number such as 0.5",
@@ -392,10 +415,14 @@ class Values:
         return self.parse_vector(text, element, name, count)
 
     def parse_vector(self, text: str, element: Element, name: str, count: int | None) -> list[float]:
-        parts = text.split()
+        """Numbers separated by white space; `count` of them when given. A vector of N numbers is cut
+        into at most N + 1 pieces before its count is checked, so a 100 MB attribute is refused
+        without being cut into millions of strings, and a message quotes an excerpt of it."""
+        parts = text.split() if count is None else text.split(None, count)
         if count is not None and len(parts) != count:
+            found = len(parts) if len(parts) < count else f"more than {count}"
             raise MalformedValue(
-                f"{name}={text!r} on <{element.tag}> has {len(parts)} value(s), expected {count}",
+                f"{name}={excerpt(text)} on <{element.tag}> has {found} value(s), expected {count}",
                 location=self.where(element),
                 construct=f"{element.tag}/@{name}",
                 suggestion=f"give exactly {count} numbers separated by spaces",

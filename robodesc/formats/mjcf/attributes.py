@@ -152,18 +152,20 @@ class Attributes:
         text = attrs.get(name)
         if text is None or not text.strip():
             return default
-        values = self.values_of(element).parse_vector(text, element, name, None)
-        if count is not None and len(values) != count:
-            few = len(values) < count
+        # a vector of N numbers is cut into at most N + 1 pieces before its count is checked (a huge
+        # attribute is refused without being cut into millions of strings)
+        pieces = len(text.split(None, count)) if count is not None else None
+        if count is not None and pieces != count:
+            few = pieces is not None and pieces < count
             raise self.error(
                 MalformedValue,
                 element,
                 f"attribute {name!r} of <{element.tag}> has {'not enough' if few else 'too much'} data "
-                f"({len(values)} value(s), expected {count})",
+                f"({pieces if few else f'more than {count}'} value(s), expected {count})",
                 construct=f"{element.tag}/@{name}",
                 suggestion=f"give exactly {count} numbers",
             )
-        return values
+        return self.values_of(element).parse_vector(text, element, name, None)
 
     def sizes(self, element: Element, attrs: dict[str, str], name: str, most: int) -> list[float]:
         """Up to `most` numbers (MuJoCo keeps its defaults for the rest)."""
