@@ -312,3 +312,30 @@ def test_sdf_poses_that_overflow_are_refused_without_a_numpy_warning(tmp_path):
     )
     error = refused(path, InvalidValue)  # `bounded` turns any warning into an error
     assert "body 'b'" in error.message
+
+
+# -- includes edited with <experimental:params>: expanded with a stack, loops found, copies counted ----
+def params_include(tmp_path: Path, uri: str) -> Path:
+    path = tmp_path / "top.sdf"
+    path.write_text(
+        '<sdf version="1.9" xmlns:experimental="http://sdformat.org/schemas/experimental"><world name="w">'
+        f"<include><uri>{uri}</uri><name>x</name><experimental:params>"
+        '<link element_id="" name="extra" action="add"/></experimental:params></include></world></sdf>'
+    )
+    return path
+
+
+def test_params_expand_a_deep_include_chain(tmp_path):
+    files = 150
+    for i in range(files):
+        include = f"<include><uri>f{i + 1}.sdf</uri></include>" if i < files - 1 else ""
+        sdf(tmp_path, f'<model name="m{i}"><link name="l"/>{include}</model>', f"f{i}.sdf")
+    model = load(params_include(tmp_path, "f0.sdf"))
+    assert "x::extra" in model.bodies and len(model.bodies) == 1 + files + 1
+
+
+def test_params_refuse_exponential_copies(tmp_path, monkeypatch):
+    monkeypatch.setenv(size.LIMIT_VARIABLE, "5000")  # the default is refused the same way, in a few seconds
+    doubling_includes(tmp_path, 20)
+    error = refused(params_include(tmp_path, "f0.sdf"), InvalidValue, seconds=20)
+    assert "limit" in error.message

@@ -109,20 +109,24 @@ def _version_text(version: tuple[int, int]) -> str:
 
 
 def resolves(desc: ModelDesc | WorldDesc, ref: str) -> bool:
-    """Whether `ref` names a frame of a parsed model or world (scoped names such as ``arm::hand`` too)."""
-    is_world = isinstance(desc, WorldDesc)
-    if ref == ("world" if is_world else "__model__"):
-        return True
-    if isinstance(desc, ModelDesc) and any(link.name == ref for link in desc.links):
-        return True
-    if any(item.name == ref for items in (desc.models, desc.joints, desc.frames) for item in items):
-        return True
-    start = ref.find("::")
-    while start >= 0:
-        head, rest = ref[:start], ref[start + 2 :]
-        if any(instance.name == head and resolves(instance.desc, rest) for instance in desc.models):
+    """Whether `ref` names a frame of a parsed model or world (scoped names such as ``arm::hand`` too).
+
+    Scoped names are tried down the nested models with a stack (a name may hold ``::`` itself, so
+    each split is tried), never recursing as deep as models nest."""
+    pending: list[tuple[ModelDesc | WorldDesc, str]] = [(desc, ref)]
+    while pending:
+        desc, ref = pending.pop()
+        if ref == ("world" if isinstance(desc, WorldDesc) else "__model__"):
             return True
-        start = ref.find("::", start + 2)
+        if isinstance(desc, ModelDesc) and any(link.name == ref for link in desc.links):
+            return True
+        if any(item.name == ref for items in (desc.models, desc.joints, desc.frames) for item in items):
+            return True
+        start = ref.find("::")
+        while start >= 0:
+            head, rest = ref[:start], ref[start + 2 :]
+            pending.extend((instance.desc, rest) for instance in desc.models if instance.name == head)
+            start = ref.find("::", start + 2)
     return False
 
 

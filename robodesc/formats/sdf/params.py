@@ -18,11 +18,21 @@ robodesc parses such an include again for each use instead of sharing a cached p
 from __future__ import annotations
 
 import copy
+import os
 
-from ...core.errors import InvalidValue, MalformedValue, MissingAttribute, RobodescError, excerpt
+from ...core.errors import (
+    CyclicInclude,
+    InvalidValue,
+    Location,
+    MalformedValue,
+    MissingAttribute,
+    RobodescError,
+    excerpt,
+)
 from ..xml import Document, Element, named_at, parse_xml, to_xml
 from .context import FileContext
 from .loader import include_bases
+from .size import check_copied
 from .spec import GEOMETRY_TAGS, is_custom
 from .values import parse_typed, text_of
 
@@ -306,12 +316,20 @@ class _Editor:
         self.modify_children(xml, target)
 
     def modify_children(self, xml, target) -> None:
-        for child in xml:
+        """Apply the children of a modify edit to `target`'s children, as deep as the edit goes: in
+        document order, with a stack of the edits open (nothing recurses as deep as they nest)."""
+        open_edits = [(iter(xml), target)]
+        while open_edits:
+            children, target = open_edits[-1]
+            child = next(children, None)
+            if child is None:
+                open_edits.pop()
+                continue
             found = self.child_of(target, child)
             if found is None:
                 raise self.fail(f"there is no <{child.tag}> to modify", child)
             if len(child):
-                self.modify_children(child, found)
+                open_edits.append((iter(child), found))
             elif text_of(child):
                 self.check_value(child)
                 found.text = child.text
@@ -325,17 +343,23 @@ class _Editor:
                     found.set(attribute, value)
 
     def remove(self, xml, target, model) -> None:
+        """Remove what a remove edit names: `target` itself when the edit is empty, else the children
+        it lists, as deep as it goes (in document order, with a stack of the edits open)."""
         if len(xml) == 0:
             parent = _parent_of(model, target)
             if parent is not None:
                 parent.remove(target)
             return
-        for child in xml:
-            found = self.child_of(target, child)
-            if found is None:
+        open_edits = [(iter(xml), target)]
+        while open_edits:
+            children, target = open_edits[-1]
+            child = next(children, None)
+            if child is None:
+                open_edits.pop()
+            elif (found := self.child_of(target, child)) is None:
                 raise self.fail(f"there is no <{child.tag}> to remove", child)
-            if len(child):
-                self.remove(child, found, model)
+            elif len(child):
+                open_edits.append((iter(child), found))
             else:
                 target.remove(found)
 
@@ -384,45 +408,64 @@ def _short(element) -> str:
     return text if len(text) < 120 else text[:117] + "..."
 
 
-def expand_includes(ctx: FileContext, model: Element, base_dirs: list[str], depth: int = 0) -> None:
-    """Replace the `<include>`s below a `<model>` element by the models they include (in place)."""
-    if depth > 64:
-        raise ctx.error(InvalidValue, model, "includes nest too deeply", "include")
-    for index, child in enumerate(list(model)):
-        if child.tag == "model":
-            expand_includes(ctx, child, base_dirs, depth + 1)
-            continue
-        if child.tag != "include" or (child.get("merge") or "").strip().lower() in ("true", "1"):
-            continue
-        uri_el = child.find("uri")
-        uri = text_of(uri_el) if uri_el is not None else ""
-        ctx.require(uri, MissingAttribute, child, "<include> has no <uri>", "include/uri")
-        path, folder = ctx.loader.include_path(uri, ctx.where(child), base_dirs)
-        with named_at(ctx.where(child)):
-            document = parse_xml(ctx.loader.read(path, ctx.where(child)), path)
-        included = document.root.find("model")
-        if included is None:
-            continue  # a light or actor: left for the parser
-        included = copy.deepcopy(included)
-        name = child.find("name")
-        if name is not None and text_of(name):
-            included.set("name", text_of(name))
-        for tag in ("pose", "static"):
-            override = child.find(tag)
-            if override is not None:
-                old = included.find(tag)
-                if old is not None:
-                    included.remove(old)
-                included.insert(0, copy.deepcopy(override))
-        placement = child.find("placement_frame")
-        if placement is not None:
-            included.set("placement_frame", text_of(placement))
-        for extra in child:
-            if extra.tag == "plugin":
-                included.append(copy.deepcopy(extra))
-        expand_includes(ctx, included, include_bases(path, folder), depth + 1)
-        model.remove(child)
-        model.insert(index, included)
+def expand_includes(ctx: FileContext, document: Document, model: Element, base_dirs: list[str]) -> None:
+    """Replace the `<include>`s below a `<model>` element by the models they include (in place).
+
+    As deep as they go, with a stack of the models still to expand (each with the files that
+    included it, so that a loop is an error), never recursing; each include copies its file's XML,
+    so the copies are counted and refused past the size limit (`size.check_copied`). `model` is in
+    `document`; what goes wrong is located in the file that holds the include.
+    """
+    copied = 0
+    pending: list[tuple[Element, Document, list[str], tuple[str, ...]]] = [(model, document, base_dirs, ())]
+    while pending:
+        model, document, base_dirs, files = pending.pop()
+        for index, child in enumerate(list(model)):
+            if child.tag == "model":
+                pending.append((child, document, base_dirs, files))
+                continue
+            if child.tag != "include" or (child.get("merge") or "").strip().lower() in ("true", "1"):
+                continue
+            uri_el = child.find("uri")
+            uri = text_of(uri_el) if uri_el is not None else ""
+            where = Location(file=document.source, node=(document, child))
+            if not uri:
+                raise MissingAttribute("<include> has no <uri>", location=where, construct="include/uri")
+            path, folder = ctx.loader.include_path(uri, where, base_dirs)
+            if path in files:
+                chain = " -> ".join(os.path.basename(f) for f in (*files, path))
+                raise CyclicInclude(
+                    f"files include each other in a loop: {chain}",
+                    location=where,
+                    construct=path,
+                    suggestion="remove one <include> of the loop",
+                )
+            with named_at(where):
+                included_document = parse_xml(ctx.loader.read(path, where), path)
+            included = included_document.root.find("model")
+            if included is None:
+                continue  # a light or actor: left for the parser
+            copied += sum(1 for _ in included.iter())  # parsed for this include alone: placed as it is
+            check_copied(copied, where, uri)
+            name = child.find("name")
+            if name is not None and text_of(name):
+                included.set("name", text_of(name))
+            for tag in ("pose", "static"):
+                override = child.find(tag)
+                if override is not None:
+                    old = included.find(tag)
+                    if old is not None:
+                        included.remove(old)
+                    included.insert(0, copy.deepcopy(override))
+            placement = child.find("placement_frame")
+            if placement is not None:
+                included.set("placement_frame", text_of(placement))
+            for extra in child:
+                if extra.tag == "plugin":
+                    included.append(copy.deepcopy(extra))
+            pending.append((included, included_document, include_bases(path, folder), (*files, path)))
+            model.remove(child)
+            model.insert(index, included)
 
 
 def apply_params(ctx: FileContext, document: Document, include_el: Element, base_dirs: list[str]) -> None:
@@ -433,7 +476,7 @@ def apply_params(ctx: FileContext, document: Document, include_el: Element, base
     model = document.root.find("model")
     if model is None:
         return
-    expand_includes(ctx, model, base_dirs)
+    expand_includes(ctx, document, model, base_dirs)
     editor = _Editor(ctx, include_el)
     for params in include_el:
         if is_custom(params.tag) and params.tag.endswith(":params"):

@@ -103,3 +103,15 @@ def check_merged(parent: ModelDesc | WorldDesc, instance: Instance) -> None:
             f"models and kept elements, more than the limit of {limit:,}"
         )
         raise _too_large(message, instance.location, instance.uri or instance.name)
+
+
+def check_copied(count: int, location: Location, construct: str) -> None:
+    """Refuse include expansion for `<experimental:params>` (which copies each included file's XML
+    once per include) past the limit, counted in XML elements copied."""
+    limit = max_elements()
+    if count > limit:
+        message = (
+            f"the includes of a model edited with <experimental:params> copy {count:,} XML elements, "
+            f"more than the limit of {limit:,}"
+        )
+        raise _too_large(message, location, construct)
