@@ -25,7 +25,6 @@ import numpy as np
 
 from ...core.diagnostics import Severity
 from ...core.errors import (
-    EXCERPT,
     DuplicateName,
     InvalidTree,
     InvalidValue,
@@ -89,36 +88,7 @@ _READ_ONCE = {
 def read(data: bytes, context: LoadContext) -> Model:
     """Read URDF text into a `Model` (the reader registered for the `urdf` format)."""
     document = parse_xml(data, context.source)
-    return _UrdfReader(context, _Values(document)).read(document.root)
-
-
-class _Values(Values):
-    """`Values` whose work and messages stay in proportion to what URDF expects, whatever was written:
-    a vector of N numbers is split into at most N + 1 pieces before its count is checked (a 100 MB
-    attribute is not cut into 50 million strings), and an error quotes an excerpt of the value."""
-
-    def parse_vector(self, text: str, element: Element, name: str, count: int | None) -> list[float]:
-        if count is not None and len(text.split(None, count)) > count:
-            raise MalformedValue(
-                f"{name}={excerpt(text)} on <{element.tag}> has more than {count} values, expected {count}",
-                location=self.where(element),
-                construct=f"{element.tag}/@{name}",
-                suggestion=f"give exactly {count} numbers separated by spaces",
-            )
-        return super().parse_vector(text, element, name, count)
-
-    def parse_number(self, text: str, element: Element, name: str) -> float:
-        try:
-            return super().parse_number(text, element, name)
-        except MalformedValue as exc:
-            if len(text) <= EXCERPT:
-                raise
-            raise MalformedValue(
-                f"{name}={excerpt(text)} on <{element.tag}> is not a finite number",
-                location=exc.location,
-                construct=exc.construct,
-                suggestion=exc.suggestion,
-            ) from None
+    return _UrdfReader(context, Values(document)).read(document.root)
 
 
 class _UrdfReader:
