@@ -323,7 +323,9 @@ def run_case(text: str, fmt: str, base_dir: str, search_paths: list[str]) -> dic
             result: dict[str, Any] = {"status": "loaded"}
         except Exception as exc:  # noqa: BLE001 - classifying it is the point
             causes = list(_causes(exc))
-            crash = next((c for c in causes if isinstance(c, (RecursionError, MemoryError))), None)
+            crash: BaseException | None = next(
+                (c for c in causes if isinstance(c, (RecursionError, MemoryError))), None
+            )
             if crash is None and not isinstance(exc, robodesc.RobodescError) or isinstance(exc, robodesc.PluginCrash):
                 crash = getattr(exc, "original", None) or exc
             if crash is None:
@@ -375,13 +377,22 @@ class Runner:
         self.process: Any = None
 
     def start(self) -> None:
-        context = multiprocessing.get_context("spawn")
-        self.conn, child = context.Pipe()
-        self.process = context.Process(target=worker, args=(child, self.cap_mib, self.dump_path), daemon=True)
-        self.process.start()
-        if not self.conn.poll(120):
-            raise RuntimeError("the fuzz worker did not start")
-        self.conn.recv()
+        """A fresh worker; tried three times, since robodesc's files may be mid-edit in a shared checkout."""
+        for attempt in range(3):
+            context = multiprocessing.get_context("spawn")
+            self.conn, child = context.Pipe()
+            self.process = context.Process(target=worker, args=(child, self.cap_mib, self.dump_path), daemon=True)
+            self.process.start()
+            child.close()  # the worker's end: once it exits, recv sees the end of the pipe
+            try:
+                if self.conn.poll(120) and self.conn.recv() == "ready":
+                    return
+            except EOFError:
+                pass
+            code = self.process.exitcode
+            self.stop()
+            time.sleep(5 * (attempt + 1))
+        raise RuntimeError(f"the fuzz worker cannot start (exit status {code}): does `import robodesc` work?")
 
     def stop(self) -> None:
         if self.process is not None:
@@ -456,10 +467,10 @@ def fuzz(
                     f"  {tally.cases} cases, {time.monotonic() - started:.0f} s: {tally.loaded} loaded, "
                     f"{tally.refused} refused, {len(tally.findings)} distinct findings"
                 )
-    finally:
+    finally:  # what was found so far is kept, whatever ended the run
         runner.stop()
-    if out is not None:
-        save(tally, out)
+        if out is not None:
+            save(tally, out)
     return tally
 
 
