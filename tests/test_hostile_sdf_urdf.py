@@ -339,3 +339,12 @@ def test_params_refuse_exponential_copies(tmp_path, monkeypatch):
     doubling_includes(tmp_path, 20)
     error = refused(params_include(tmp_path, "f0.sdf"), InvalidValue, seconds=20)
     assert "limit" in error.message
+
+
+def test_a_pose_loop_through_a_nested_model_is_an_error_not_a_recursion(tmp_path):
+    body = (
+        '<model name="top"><link name="base"/><frame name="a"><pose relative_to="m::x">0 0 1 0 0 0</pose></frame>'
+        '<model name="m"><pose relative_to="a">1 0 0 0 0 0</pose><link name="l"/><frame name="x"/></model></model>'
+    )
+    error = refused(sdf(tmp_path, body), robodesc.CyclicPoseReference)
+    assert "m -> a -> m" in error.message

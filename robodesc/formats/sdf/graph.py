@@ -66,6 +66,8 @@ class Scope:
         self.local: dict[str, Vertex] = {}
         self.nested: dict[str, Instance] = {}
         self._poses: dict[str, np.ndarray] = {}
+        #: the frames whose poses `local_pose` is working out, in order (a loop may pass through a nested model)
+        self._resolving: dict[str, None] = {}
         self._attached: dict[tuple[str, bool | None], tuple] = {}
         default_frame_parent = self.root
         if isinstance(desc, ModelDesc):
@@ -257,36 +259,46 @@ class Scope:
 
     def local_pose(self, name: str) -> np.ndarray:
         """The pose of this scope's own frame `name` (its root, or a link, joint, frame or nested model
-        declared in it) in the scope's root frame, following relative_to."""
+        declared in it) in the scope's root frame, following relative_to.
+
+        A pose relative to a frame inside a nested model is that model's pose times the frame's, and
+        the model's own pose may be relative to a frame still being resolved here: `_resolving` holds
+        the frames whose poses are being worked out, so such a loop is an error, not a recursion."""
         found = self._poses.get(name)
         if found is not None:
             return found
         chain: list[str] = []
-        seen: set[str] = set()
         current = name
-        while True:
-            if current == self.root:
-                base = _I4
-                break
-            found = self._poses.get(current)
-            if found is not None:
-                base = found
-                break
-            vertex = self.local.get(current)
-            if vertex is None:  # relative_to a frame inside a nested model
-                base = self.pose(current)
-                break
-            if current in seen:
-                cycle = chain[chain.index(current) :] + [current]
-                raise CyclicPoseReference(
-                    "poses are relative to each other in a loop: " + " -> ".join(cycle) + f" (in {self.what})",
-                    location=vertex.location,
-                    construct=current,
-                    suggestion="express one of these poses relative_to a frame outside the loop",
-                )
-            seen.add(current)
-            chain.append(current)
-            current = self.resolve_reference(vertex.relative_to, vertex, "relative_to")
+        try:
+            while True:
+                if current == self.root:
+                    base = _I4
+                    break
+                found = self._poses.get(current)
+                if found is not None:
+                    base = found
+                    break
+                vertex = self.local.get(current)
+                if vertex is None:  # relative_to a frame inside a nested model
+                    base = self.pose(current)
+                    break
+                if current in self._resolving:
+                    resolving = list(self._resolving)
+                    cycle = resolving[resolving.index(current) :]
+                    raise CyclicPoseReference(
+                        "poses are relative to each other in a loop: "
+                        + " -> ".join([*cycle, current])
+                        + f" (in {self.what})",
+                        location=vertex.location,
+                        construct=current,
+                        suggestion="express one of these poses relative_to a frame outside the loop",
+                    )
+                self._resolving[current] = None
+                chain.append(current)
+                current = self.resolve_reference(vertex.relative_to, vertex, "relative_to")
+        finally:
+            for done in chain:
+                del self._resolving[done]
         for link_name in reversed(chain):
             base = base @ self._local_pose(self.local[link_name])
             self._poses[link_name] = base
