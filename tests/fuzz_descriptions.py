@@ -385,14 +385,25 @@ class Runner:
             self.process.start()
             child.close()  # the worker's end: once it exits, recv sees the end of the pipe
             try:
-                if self.conn.poll(120) and self.conn.recv() == "ready":
+                if self.conn.poll(300) and self.conn.recv() == "ready":  # slow when the machine swaps
                     return
             except EOFError:
                 pass
             code = self.process.exitcode
+            stack = self._stack() if code is None else ""
             self.stop()
             time.sleep(5 * (attempt + 1))
-        raise RuntimeError(f"the fuzz worker cannot start (exit status {code}): does `import robodesc` work?")
+        raise RuntimeError(
+            f"the fuzz worker cannot start (exit status {code}): does `import robodesc` work? {stack[-1500:]}"
+        )
+
+    def _stack(self) -> str:
+        """The stuck worker's stacks (faulthandler, on SIGUSR1), and the worker stopped."""
+        Path(self.dump_path).write_text("")
+        os.kill(self.process.pid, signal.SIGUSR1)
+        time.sleep(0.5)
+        self.stop()
+        return Path(self.dump_path).read_text(errors="replace")
 
     def stop(self) -> None:
         if self.process is not None:
@@ -405,10 +416,7 @@ class Runner:
             self.start()
         self.conn.send(case)
         if not self.conn.poll(timeout):
-            os.kill(self.process.pid, signal.SIGUSR1)
-            time.sleep(0.5)
-            self.stop()
-            stack = Path(self.dump_path).read_text(errors="replace")
+            stack = self._stack()
             frames = re.findall(r'File "([^"]*[/\\]robodesc[/\\][^"]+)", line (\d+)', stack)
             where = f"{frames[0][0].rsplit('robodesc' + os.sep, 1)[-1]}:{frames[0][1]}" if frames else "unknown"
             return {"status": "hang", "type": f"over {timeout:.0f} s", "where": where, "message": stack[-1500:]}
@@ -460,7 +468,13 @@ def fuzz(
             s = rng.choice(seeds)
             text, done = mutant(s, rng)
             linear = s.seconds * max(1.0, len(text) / max(1, len(s.text)))
-            result = runner.run((text, s.format, str(s.path.parent), s.search_paths), max(timeout, min(4 * linear, 60)))
+            try:
+                result = runner.run(
+                    (text, s.format, str(s.path.parent), s.search_paths), max(timeout, min(4 * linear, 60))
+                )
+            except RuntimeError as exc:  # no worker: end the run, keeping what it found
+                log(f"the run ends early after {time.monotonic() - started:.0f} s: {exc}")
+                break
             _record(tally, result, s, done, text)
             if tally.cases % 200 == 0:
                 log(

@@ -48,15 +48,20 @@ def mutate_structure(root: ET.Element, rng: random.Random) -> tuple[ET.Element, 
     """Pick an element and a roll in 0..8; rolls 0-2 delete, duplicate or move the element here and
     now, higher rolls are left to the format's own mutations. Returns (element, its parent, roll)."""
     elements = list(root.iter())
+    parents = {child: p for p in elements for child in p}
     element = rng.choice(elements[1:])
-    parent = next(p for p in elements if element in list(p))
+    parent = parents[element]
     roll = rng.randrange(9)
     if roll == 0:  # delete
         parent.remove(element)
     elif roll == 1:  # duplicate
         parent.insert(list(parent).index(element), copy.deepcopy(element))
-    elif roll == 2:  # move under another element
-        target = rng.choice([e for e in elements if e is not element and element not in e.iter()])
+    elif roll == 2:  # move under another element, not one that holds it
+        above, up = {element}, element  # found walking up: linear however deep the tree nests
+        while up in parents:
+            up = parents[up]
+            above.add(up)
+        target = rng.choice([e for e in elements if e not in above])
         parent.remove(element)
         target.append(element)
     return element, parent, roll
