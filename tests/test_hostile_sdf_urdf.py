@@ -348,3 +348,14 @@ def test_a_pose_loop_through_a_nested_model_is_an_error_not_a_recursion(tmp_path
     )
     error = refused(sdf(tmp_path, body), robodesc.CyclicPoseReference)
     assert "m -> a -> m" in error.message
+
+
+def test_large_offsets_that_cancel_load(tmp_path):
+    """The quick bound (the sum of offsets) overflows here, so the poses are composed: they are finite."""
+    path = urdf(
+        tmp_path,
+        '<link name="a"/><link name="b"/><link name="c"/>'
+        '<joint name="j" type="fixed"><parent link="a"/><child link="b"/><origin xyz="1e308 0 0"/></joint>'
+        '<joint name="k" type="fixed"><parent link="b"/><child link="c"/><origin xyz="-1e308 0 0"/></joint>',
+    )
+    assert load(path).forward_kinematics()["c"][0, 3] == 0.0

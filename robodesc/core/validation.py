@@ -13,6 +13,7 @@ model, not something a reader can be expected to know.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -168,9 +169,14 @@ def check_finite_poses(model: Model) -> None:
     reference configuration, and every joint a finite origin and axis.
 
     Numbers that each read fine (1e308) can overflow once poses are composed, and kinematics would
-    then hand out NaN poses. A reader calls this once its model is built: the poses are composed
-    here, parents first (one pass, no recursion), with numpy's overflow warnings kept inside.
+    then hand out NaN poses. A reader calls this once its model is built. First a cheap bound, all
+    arrays at once: rotations keep lengths, so a body's world position is no farther out than the
+    sum of the offsets on its way from the root, and when every such sum is finite so is every
+    world pose. Only when one is not are the poses composed, parents first (one pass, no
+    recursion), to name the first that overflows; numpy's overflow warnings stay inside.
     """
+    if _bounded(model):
+        return
     world: dict[str, np.ndarray] = {}
     joints = model.joints
     with np.errstate(all="ignore"):
@@ -191,6 +197,34 @@ def check_finite_poses(model: Model) -> None:
             base = world.get(frame.body)
             if base is not None and not np.isfinite(base @ np.asarray(frame.pose, dtype=float)).all():
                 _not_finite(f"the world pose of frame {frame.name!r}", frame.location)
+
+
+def _bounded(model: Model) -> bool:
+    """Whether every pose of `model` is finite and every world position provably is (see
+    `check_finite_poses`): a few numpy calls over all bodies, joints and frames, and one loop of
+    float additions."""
+    bodies = list(model.bodies.values())
+    joints = list(model.joints.values())
+    frames = list(model.frames.values())
+    with np.errstate(all="ignore"):
+        poses = np.array([body.pose for body in bodies], dtype=float).reshape(-1, 4, 4)
+        frame_poses = np.array([frame.pose for frame in frames], dtype=float).reshape(-1, 4, 4)
+        origins = np.array([joint.origin for joint in joints], dtype=float)
+        axes = np.array([axis for joint in joints for axis in (joint.axis, joint.axis2) if axis is not None])
+        if not all(np.isfinite(values).all() for values in (poses, frame_poses, origins, axes)):
+            return False
+        reach = np.abs(poses[:, :3, 3]).sum(axis=1).tolist()  # the L1 length of each offset
+        frame_reach = np.abs(frame_poses[:, :3, 3]).sum(axis=1).tolist()
+    index = {body.name: i for i, body in enumerate(bodies)}
+    for i, body in enumerate(bodies):  # parents first: a body's bound adds its offset to its parent's
+        parent = index.get(body.parent) if body.parent is not None else None
+        if parent is not None and parent < i:
+            reach[i] += reach[parent]
+    for frame, offset in zip(frames, frame_reach):
+        at = index.get(frame.body)
+        if at is not None and not math.isfinite(reach[at] + offset):
+            return False
+    return all(math.isfinite(value) for value in reach)
 
 
 def _not_finite(what: str, location: Location) -> None:
