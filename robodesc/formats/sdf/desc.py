@@ -31,9 +31,11 @@ class PoseRef:
     location: Location = field(default_factory=Location)
 
 
-@dataclass
+@dataclass(slots=True)
 class Node:
-    """Something kept as it was written (a sensor, a plugin, physics, ...): rendered as an `Extra`."""
+    """Something kept as it was written (a sensor, a plugin, physics, ...): rendered as an `Extra`.
+
+    Slotted: a file may keep a million of them (unknown elements are kept, not dropped)."""
 
     element: Any  # the XML element
     document: Any
