@@ -45,14 +45,17 @@ class Outcome(NamedTuple):
 
 
 def bounded(function: Callable[[], Any], seconds: float = 20.0, memory: int = 4 * 2**30) -> Outcome:
-    """Run `function` in a forked child under `seconds` and `memory` bytes of address space: a hang or
-    a runaway read fails the test, never the suite. Robodesc errors come back as an `Outcome`; any
+    """Run `function` in a forked child under `seconds` and `memory` more bytes of address space than
+    the test process has already mapped (late in a long session that is gigabytes): a hang or a
+    runaway read fails the test, never the suite. Robodesc errors come back as an `Outcome`; any
     other exception (a stray crash) fails the test with its text."""
     context = multiprocessing.get_context("fork")
     receive, send = context.Pipe(duplex=False)
 
     def child() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+        with open("/proc/self/statm") as statm:
+            mapped = int(statm.read().split()[0]) * resource.getpagesize()
+        resource.setrlimit(resource.RLIMIT_AS, (mapped + memory, mapped + memory))
         try:
             outcome = Outcome(value=function())
         except RobodescError as exc:

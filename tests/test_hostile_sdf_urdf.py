@@ -21,7 +21,8 @@ import pytest
 import robodesc
 from robodesc import RobodescError
 from robodesc.core.errors import InvalidValue, MalformedPose, MalformedValue, UnsupportedVersion, XMLSyntaxError
-from robodesc.formats.sdf import graph, size
+from robodesc.core.resources import ELEMENTS_VARIABLE
+from robodesc.formats.sdf import graph
 from robodesc.formats.xml import MAX_DEPTH
 
 
@@ -246,17 +247,17 @@ def doubling_includes(tmp_path: Path, files: int) -> Path:
 
 def test_exponential_includes_are_refused_before_they_are_built(tmp_path):
     error = refused(doubling_includes(tmp_path, 20), InvalidValue, seconds=20)  # 2^20 links
-    assert "more than the limit of 250,000" in error.message and size.LIMIT_VARIABLE in str(error.suggestion)
+    assert "more than the limit of 250,000" in error.message and ELEMENTS_VARIABLE in str(error.suggestion)
     assert error.element.endswith("include/uri")
 
 
 def test_the_limit_can_be_raised_and_lowered(tmp_path, monkeypatch):
     path = doubling_includes(tmp_path, 8)  # 255 links, 254 models
     assert len(load(path).bodies) == 1 + 255
-    monkeypatch.setenv(size.LIMIT_VARIABLE, "300")
+    monkeypatch.setenv(ELEMENTS_VARIABLE, "300")
     refused(path, InvalidValue)
-    monkeypatch.setenv(size.LIMIT_VARIABLE, "many")
-    with pytest.raises(InvalidValue, match=size.LIMIT_VARIABLE):
+    monkeypatch.setenv(ELEMENTS_VARIABLE, "many")
+    with pytest.raises(InvalidValue, match=ELEMENTS_VARIABLE):
         load(path)
 
 
@@ -264,7 +265,7 @@ def test_a_merge_past_the_limit_is_refused_where_it_is_included(tmp_path, monkey
     links = "".join(f'<link name="l{i}"/>' for i in range(20))
     sdf(tmp_path, f'<model name="part">{links}</model>', "part.sdf")
     path = sdf(tmp_path, '<model name="m"><include merge="true"><uri>part.sdf</uri></include></model>', version="1.9")
-    monkeypatch.setenv(size.LIMIT_VARIABLE, "10")
+    monkeypatch.setenv(ELEMENTS_VARIABLE, "10")
     error = refused(path, InvalidValue)
     assert "merging" in error.message and error.file == str(path)
 
@@ -335,7 +336,7 @@ def test_params_expand_a_deep_include_chain(tmp_path):
 
 
 def test_params_refuse_exponential_copies(tmp_path, monkeypatch):
-    monkeypatch.setenv(size.LIMIT_VARIABLE, "5000")  # the default is refused the same way, in a few seconds
+    monkeypatch.setenv(ELEMENTS_VARIABLE, "5000")  # the default is refused the same way, in a few seconds
     doubling_includes(tmp_path, 20)
     error = refused(params_include(tmp_path, "f0.sdf"), InvalidValue, seconds=20)
     assert "limit" in error.message

@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
-from .errors import Location, ResourceNotFound
+from .errors import InvalidValue, Location, ResourceNotFound
 
 PACKAGE_PATH_VARIABLES = ("ROS_PACKAGE_PATH",)
 AMENT_PATH_VARIABLES = ("AMENT_PREFIX_PATH",)
@@ -77,6 +77,28 @@ def size_limit(kind: str = "file", given: int | None = None) -> int:
             suggestion=f"set {variable} to a whole number of bytes, such as 512M or 2G",
         )
     return int(number) * _UNITS[unit]
+
+
+#: The most elements a description may expand to once its includes, attachments and replicates are
+#: expanded: far above the largest model of the public collections (a few thousand), far below what
+#: takes minutes and gigabytes to build. A few small files that each include (or attach) the next
+#: twice describe millions; readers count before building and refuse past the limit.
+DEFAULT_MAX_ELEMENTS = 250_000
+ELEMENTS_VARIABLE = "ROBODESC_MAX_ELEMENTS"
+
+
+def max_elements() -> int:
+    """The element limit: `ROBODESC_MAX_ELEMENTS` when set (a whole number), else `DEFAULT_MAX_ELEMENTS`."""
+    text = os.environ.get(ELEMENTS_VARIABLE, "").strip().replace("_", "")
+    if not text:
+        return DEFAULT_MAX_ELEMENTS
+    if not (text.isascii() and text.isdigit() and len(text) <= 18):
+        raise InvalidValue(
+            f"{ELEMENTS_VARIABLE}={os.environ[ELEMENTS_VARIABLE]!r} is not a whole number",
+            construct=ELEMENTS_VARIABLE,
+            suggestion=f"set {ELEMENTS_VARIABLE} to a number of elements such as 1000000",
+        )
+    return int(text)
 
 
 def _file_kind(mode: int) -> str:

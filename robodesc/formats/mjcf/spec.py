@@ -27,9 +27,11 @@ from ...core.errors import (
     DuplicateName,
     InvalidValue,
     MissingAttribute,
+    RobodescError,
     UnresolvedReference,
     did_you_mean,
 )
+from ...core.resources import ELEMENTS_VARIABLE, max_elements
 from ...core.transforms import IDENTITY, euler_to_quat, make_pose, quat_to_matrix
 from ...core.walk import Step, run
 from ..xml import Document, Element
@@ -49,9 +51,6 @@ from .records import (
 )
 from .state import FileScope, LoadState
 
-#: At most this many elements come out of <replicate>s (counts multiply when replicates nest): a guard
-#: against a count that would take minutes and gigabytes to expand.
-MAX_REPLICATED = 20_000
 #: Model-level sections kept as written.
 _MODEL_EXTRAS = {"option", "size", "visual", "statistic", "custom", "contact", "tendon", "sensor", "extension",
                  "deformable"}  # fmt: skip
@@ -74,6 +73,7 @@ def read_spec(state: LoadState, document: Document) -> ModelSpec:
     spec = ModelSpec(name=name, source=state.context.source, compiler=main.compiler, world=world)
     walker = _Walker(read, spec)
     walker.adopt(main)
+    _check_expansion(walker, root)
     for worldbody in children(root, "worldbody"):
         run(walker.children(worldbody, world, "world", IDENTITY, None))
     for child in root:
@@ -112,10 +112,9 @@ _Pending = tuple[Element, bool, tuple, "str | None", "_Walker", tuple]
 class _Walker:
     """Walks the body tree of one file (the main file, or a sub-model being attached)."""
 
-    def __init__(self, read: Attributes, spec: ModelSpec, copies: int = 1) -> None:
+    def __init__(self, read: Attributes, spec: ModelSpec) -> None:
         self.read = read
         self.spec = spec
-        self.copies = copies  # product of the counts of enclosing <replicate>s
         #: ids of the <attach>es and (<replicate>, copy)s being read through (see JointSpec.trail)
         self.trail: tuple = ()
         #: a self-attachment copies what is read before it: the walk ends at this <attach>
@@ -254,28 +253,16 @@ class _Walker:
         )
         sep = attrs.get("sep", "")
         width = len(str(count))
-        copies = self.copies * count  # copies of this replicate's contents, counting enclosing replicates
-        size = max(1, sum(1 for _ in element.iter()) - 1)  # an empty copy still costs a pass
-        if copies * size > MAX_REPLICATED:
-            raise read.error(
-                InvalidValue,
-                element,
-                f"replicate count={count} would make {copies * size} elements; robodesc reads at most "
-                f"{MAX_REPLICATED} replicated elements",
-                construct="replicate/@count",
-                suggestion="lower the count (of this replicate or of those around it)",
-            )
-        outer, outer_copies, outer_trail = read.suffix, self.copies, self.trail
+        outer, outer_trail = read.suffix, self.trail
         placement = IDENTITY
         try:
-            self.copies = copies
             for index in range(count):
                 read.suffix = f"{sep}{index:0{width}d}{outer}"
                 self.trail = (*outer_trail, (id(element), index))
                 yield self.children(element, body, parent, frame @ placement, active)
                 placement = placement @ step
         finally:
-            read.suffix, self.copies, self.trail = outer, outer_copies, outer_trail
+            read.suffix, self.trail = outer, outer_trail
 
     def attach(self, element: Element, body: BodySpec, parent: str, frame: np.ndarray) -> Step[None]:
         """<attach model body|frame prefix>: graft a body subtree, the contents of a ``<frame>``, or
@@ -324,7 +311,7 @@ class _Walker:
         root = scope.document.root
         stop = element if model_name is None else None
         target = _attach_target(read, element, root, body_name, frame_name, stop, model_name)
-        walker = _Walker(Attributes(state, scope, prefix, read.suffix), self.spec, self.copies)
+        walker = _Walker(Attributes(state, scope, prefix, read.suffix), self.spec)
         walker.trail = (*self.trail, id(element))
         walker.stop = stop
         first = model_name is not None and not state.attaching and id(element) not in state.attached
@@ -354,6 +341,72 @@ class _Walker:
             self.adopt(scope)
             _note_option_conflicts(self.read, scope)
         return scope
+
+    # -- how large the body tree grows --------------------------------------------------------------
+    def expanded(self, element: Element, sizes: dict[int, int], limit: int, chain: tuple = ()) -> Step[int]:
+        """How many elements `element` and what it holds become once replicates and attaches are
+        expanded (a step of core.walk: files attaching files are followed without recursion).
+
+        Each element is measured once (`sizes`, by element), so a file attached many times, or
+        files that each attach the next twice, cost their own size, not what they expand to. An
+        expansion past `limit` is refused at its element. What the body walk refuses (an unknown
+        model or body, an attach cycle) counts as nothing here and is refused there, in order;
+        `chain` holds the (file, body or frame) attaches being measured, as the body walk's does.
+        """
+        key = id(element)
+        if key in sizes:
+            return sizes[key]
+        sizes[key] = 0  # while measured: an attach cycle adds nothing (the body walk refuses it)
+        read, tag = self.read, element.tag
+        if tag == "attach":
+            size = 1 + (yield self._attached_size(element, sizes, limit, chain))
+        else:
+            inner = 0
+            for child in element:
+                inner += yield self.expanded(child, sizes, limit, chain)
+            if tag == "replicate":  # each copy costs a pass, even an empty one
+                size = 1 + max(inner, 1) * _whole(element.get("count"))
+            else:
+                size = 1 + inner
+        if size > limit and tag in ("attach", "replicate"):
+            raise read.error(
+                InvalidValue,
+                element,
+                f"this <{tag}> expands to {size:,} elements, more than the limit of {limit:,}",
+                construct=tag,
+                suggestion=f"if the model is right, raise the limit: {ELEMENTS_VARIABLE}=N "
+                "(attaches and replicates inside one another multiply)",
+            )
+        sizes[key] = size
+        return size
+
+    def _attached_size(self, element: Element, sizes: dict[int, int], limit: int, chain: tuple) -> Step[int]:
+        """How many elements an <attach> grafts, expanded (0 where the body walk will refuse it)."""
+        read, model_name = self.read, element.get("model")
+        try:
+            if model_name is None:  # a self-attachment copies part of what is already being read
+                target = _attach_target(read, element, read.scope.document.root, *_attach_names(element), element, None)
+                return 0 if target is None else sum(1 for _ in target.iter())
+            source = read.scope.submodels.get(model_name)
+            key = (source.source or model_name, element.get("body") or element.get("frame") or "") if source else None
+            if source is None or key in chain:
+                return 0
+            chain = (*chain, key)
+            prefix = read.prefix + element.get("prefix", "")
+            scope = self.scope_of(source, prefix)
+            root = scope.document.root
+            target = _attach_target(read, element, root, *_attach_names(element), None, model_name)
+        except RobodescError:
+            return 0
+        walker = _Walker(Attributes(read.state, scope, prefix, read.suffix), self.spec)
+        if target is None:
+            parts = [child for worldbody in children(root, "worldbody") for child in worldbody]
+        else:
+            parts = [target] if target.tag == "body" else list(target)
+        total = 0
+        for part in parts:
+            total += yield walker.expanded(part, sizes, limit, chain)
+        return total
 
     # -- an attached file's keyframes ---------------------------------------------------------------
     def file_keyframes(self, root: Element) -> Step[list[KeyframeSpec]]:
@@ -401,7 +454,6 @@ class _Walker:
             (worldbody, False, self.trail, None, self, self.chain or tuple(self.read.state.attaching))
             for worldbody in reversed(list(children(root, "worldbody")))
         ]
-        seen = 0  # joints so far: the body walk refuses a replicate that makes too many
         while stack:
             element, itself, trail, active, walker, chain = stack.pop()
             reader, pending = walker.read, []
@@ -410,14 +462,11 @@ class _Walker:
                 if tag in ("joint", "freejoint") and whole:
                     attrs = child.attrib if tag == "freejoint" else reader.defaulted(child, active)
                     kind = "free" if tag == "freejoint" else attrs.get("type", "hinge")
-                    seen += 1
                     yield "joint", ((*trail, id(child)), _QPOS_SIZE.get(kind, 1))
                 elif tag in ("body", "frame"):
                     pending.append((child, False, trail, child.get("childclass", active), walker, chain))
                 elif tag == "replicate":
-                    count = reader.integer(child, child.attrib, "count", 0)
-                    if seen + count > MAX_REPLICATED:
-                        continue  # the body walk refuses such a replicate
+                    count = reader.integer(child, child.attrib, "count", 0)  # within the element limit
                     copies = range(count) if whole else range(min(count, 1))
                     pending.extend((child, False, (*trail, (id(child), i)), active, walker, chain) for i in copies)
                 elif tag == "attach" and child.get("model") is not None and (whole or walker is self):
@@ -561,6 +610,34 @@ def _joints(body: BodySpec) -> list[JointSpec]:
         elif isinstance(item, BodySpec):
             pending.append(iter(item.items))
     return found
+
+
+def _check_expansion(walker: _Walker, root: Element) -> None:
+    """Refuse, before anything is built, a body tree that expands past the element limit."""
+    limit = max_elements()
+    sizes: dict[int, int] = {}
+    for worldbody in children(root, "worldbody"):
+        total = run(walker.expanded(worldbody, sizes, limit))
+        if total > limit:
+            raise walker.read.error(
+                InvalidValue,
+                worldbody,
+                f"the body tree expands to {total:,} elements, more than the limit of {limit:,}",
+                construct="worldbody",
+                suggestion=f"if the model is right, raise the limit: {ELEMENTS_VARIABLE}=N",
+            )
+
+
+def _whole(text: str | None) -> int:
+    """A replicate count as far as measuring needs it (the body walk checks it properly)."""
+    try:
+        return max(int(text or "1"), 0)
+    except ValueError:
+        return 1
+
+
+def _attach_names(element: Element) -> tuple[str | None, str | None]:
+    return element.get("body"), element.get("frame")
 
 
 def _check_cycle(read: Attributes, element: Element, key: tuple, chain: Collection[tuple]) -> None:

@@ -8,34 +8,14 @@ is placed. A description past the limit is refused at the element that places th
 `<include merge="true">` copies an included model's content into the including one while
 parsing, so each merge is measured too (`check_merged`).
 
-The limit is `DEFAULT_MAX_ELEMENTS`, or the environment variable `ROBODESC_MAX_ELEMENTS`.
+The limit is `core.resources.max_elements()`: `ROBODESC_MAX_ELEMENTS`, or 250,000, for every format.
 """
 
 from __future__ import annotations
 
-import os
-
 from ...core.errors import InvalidValue, Location
+from ...core.resources import ELEMENTS_VARIABLE, max_elements
 from .desc import FileDesc, Instance, ModelDesc, WorldDesc
-
-#: The most links, joints, frames and models a description may expand to: far above the largest
-#: world of the public collections (a few thousand), far below what takes minutes to build.
-DEFAULT_MAX_ELEMENTS = 250_000
-LIMIT_VARIABLE = "ROBODESC_MAX_ELEMENTS"
-
-
-def max_elements() -> int:
-    """The limit: `ROBODESC_MAX_ELEMENTS` when set (a whole number), else `DEFAULT_MAX_ELEMENTS`."""
-    text = os.environ.get(LIMIT_VARIABLE, "").strip().replace("_", "")
-    if not text:
-        return DEFAULT_MAX_ELEMENTS
-    if not (text.isascii() and text.isdigit() and len(text) <= 18):
-        raise InvalidValue(
-            f"{LIMIT_VARIABLE}={os.environ[LIMIT_VARIABLE]!r} is not a whole number",
-            construct=LIMIT_VARIABLE,
-            suggestion=f"set {LIMIT_VARIABLE} to a number of elements such as 1000000",
-        )
-    return int(text)
 
 
 def _own(desc: ModelDesc | WorldDesc) -> int:
@@ -52,7 +32,7 @@ def _too_large(message: str, location: Location, construct: str) -> InvalidValue
         message,
         location=location,
         construct=construct,
-        suggestion=f"if the description is right, raise the limit: {LIMIT_VARIABLE}=N (includes that include "
+        suggestion=f"if the description is right, raise the limit: {ELEMENTS_VARIABLE}=N (includes that include "
         "each other several times multiply)",
     )
 
