@@ -41,3 +41,46 @@ def test_a_long_vector_where_three_numbers_go_is_refused_with_an_excerpt(tmp_pat
     outcome = bounded(lambda: robodesc.load(path), seconds=20, memory=2 * 2**30)
     assert outcome.error == "MalformedValue"
     assert "more than 3 value(s), expected 3" in outcome.message and len(outcome.message) < 500
+
+
+def _doubling_attach_chain(folder: Path, count: int) -> Path:
+    """`count` files, each attaching the next one's body twice: 2^count bodies from a few lines."""
+    for k in range(count):
+        if k < count - 1:
+            attaches = '<attach model="m" body="b" prefix="x"/><attach model="m" body="b" prefix="y"/>'
+            asset = f'<asset><model name="m" file="f{k + 1}.xml"/></asset>'
+        else:
+            attaches, asset = "", ""
+        (folder / f"f{k}.xml").write_text(
+            f'<mujoco>{asset}<worldbody><body name="b"><joint/><geom size=".1"/>{attaches}</body></worldbody></mujoco>'
+        )
+    return folder / "f0.xml"
+
+
+def test_attaches_that_double_are_measured_and_refused_before_building(tmp_path: Path) -> None:
+    path = _doubling_attach_chain(tmp_path, 20)
+    outcome = bounded(lambda: robodesc.load(path), seconds=20, memory=2**30)
+    assert outcome.error == "InvalidValue"
+    assert "expands to" in outcome.message and "more than the limit of 250,000" in outcome.message
+    assert outcome.line == 1 and outcome.file is not None and outcome.file.endswith(".xml")
+
+
+def test_a_replicate_around_an_attach_is_measured(tmp_path: Path) -> None:
+    _doubling_attach_chain(tmp_path, 10)  # f10 is the last; f5 expands to 2^5 bodies
+    path = tmp_path / "replicated.xml"
+    path.write_text(
+        '<mujoco><asset><model name="m" file="f5.xml"/></asset><worldbody>\n'
+        '<replicate count="5000"><body name="r"><attach model="m" body="b" prefix="z"/></body></replicate>'
+        "</worldbody></mujoco>"
+    )
+    outcome = bounded(lambda: robodesc.load(path), seconds=20, memory=2**30)
+    assert outcome.error == "InvalidValue" and "this <replicate> expands to" in outcome.message
+    assert outcome.line == 2
+
+
+def test_the_limit_is_raised_with_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = _doubling_attach_chain(tmp_path, 8)  # 2^8 - 1 bodies, 4 elements each: about a thousand
+    assert len(robodesc.load(path).bodies) == 2**8
+    monkeypatch.setenv("ROBODESC_MAX_ELEMENTS", "500")
+    with pytest.raises(robodesc.RobodescError, match="more than the limit of 500"):
+        robodesc.load(path)
