@@ -98,3 +98,18 @@ def test_urdf_second_parent_at_the_child():
         robodesc.loads(text, "urdf")
     assert info.value.line == 13
     assert str(info.value.location).endswith("/joint[@name='k']/child")
+
+
+def test_urdf_check_findings_at_the_limit_and_axis(tmp_path):
+    """`robodesc check` points at the <limit> a continuous joint ignores and at the <axis> it scaled,
+    not at their joint."""
+    path = tmp_path / "r.urdf"
+    path.write_text(
+        '<robot name="r">\n<link name="a"/>\n<link name="b"/>\n<joint name="j" type="continuous">\n'
+        '<parent link="a"/><child link="b"/>\n<axis xyz="0 0 2"/>\n'
+        '<limit lower="-1" upper="1" effort="1" velocity="1"/>\n</joint>\n</robot>'
+    )
+    found = {d.code: d.location for d in robodesc.check(path).diagnostics}
+    assert (found["axis-normalised"].line, found["limits-ignored"].line) == (6, 7)
+    assert found["axis-normalised"].element.endswith("/joint[@name='j']/axis")
+    assert found["limits-ignored"].element.endswith("/joint[@name='j']/limit")

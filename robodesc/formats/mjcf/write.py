@@ -77,7 +77,9 @@ _BOOKKEEPING = frozenset(
         "material_locations",
         "material_location",
         "dropped_limits",
+        "limit_location",
         "written_axis",
+        "axis_location",
         "repeated",
     }
 )

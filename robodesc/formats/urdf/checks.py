@@ -90,7 +90,7 @@ def _joint_limits(model: Model) -> Iterator[Diagnostic]:
                 "limits-ignored",
                 f"continuous joint {joint.name!r} has {_range(lower, upper)} in its <limit>, which continuous "
                 "joints ignore: it turns without bound",
-                joint.location,
+                _urdf(joint.extras).get("limit_location", joint.location),
                 "make the joint revolute to keep the limits, or drop lower and upper",
             )
         elif joint.type in (JointType.FLOATING, JointType.PLANAR) and (given or joint.limits.effort is not None):
@@ -131,7 +131,7 @@ def _axes(model: Model) -> Iterator[Diagnostic]:
             Severity.INFO,
             "axis-normalised",
             f"the axis of joint {joint.name!r} ({axis}) has length {length:.6g}; robodesc uses the unit axis {unit}",
-            joint.location,
+            _urdf(joint.extras).get("axis_location", joint.location),
             f'write xyz="{unit}" so that every tool reads the same axis',
         )
 

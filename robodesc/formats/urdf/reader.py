@@ -9,7 +9,8 @@ Unknown child elements of a link, joint, visual or collision are kept as `extras
 for is kept under `extras["urdf"]` (a dict), never as a flat key beside other formats' data:
 on a joint, `safety_controller` and `calibration` (dicts of floats, for the caller), and, for
 `robodesc check` (checks.py), `dropped_limits` (lower, upper as written, where the joint type ignores
-them) and `written_axis` (an axis the reader normalised, as written); on a link or joint, `repeated`
+them) and `written_axis` (an axis the reader normalised, as written), with the locations of their
+elements (`limit_location`, `axis_location`); on a link or joint, `repeated`
 (children read once but written several times); on a visual, `material_location` (of a `<material>`
 without a name); on the root body, `material_locations` (robot-level `<material>` name -> location).
 """
@@ -575,7 +576,8 @@ class _UrdfReader:
         if norm > 0.0:
             joint.axis = np.array(xyz) / norm
             if norm != 1.0:
-                joint.extras.setdefault("urdf", {})["written_axis"] = list(xyz)
+                facts = joint.extras.setdefault("urdf", {})
+                facts["written_axis"], facts["axis_location"] = list(xyz), v.where(axis_el)
 
     def _joint_limits(self, joint: Joint, element: Element) -> None:
         """<limit> is read and checked on every joint type, as urdfdom does, but only revolute and
@@ -602,10 +604,9 @@ class _UrdfReader:
         )
         if not bounded:
             if "lower" in limit_el.attrib or "upper" in limit_el.attrib:  # reported by checks.py
-                joint.extras.setdefault("urdf", {})["dropped_limits"] = (
-                    v.number(limit_el, "lower", None),
-                    v.number(limit_el, "upper", None),
-                )
+                facts = joint.extras.setdefault("urdf", {})
+                facts["dropped_limits"] = (v.number(limit_el, "lower", None), v.number(limit_el, "upper", None))
+                facts["limit_location"] = v.where(limit_el)
             joint.limits.lower = joint.limits.upper = None
 
     def _joint_dynamics_and_mimic(self, joint: Joint, element: Element) -> None:
