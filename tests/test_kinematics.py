@@ -593,3 +593,27 @@ def test_a_frame_sharing_a_bodys_name_neither_shadows_it_nor_is_lost():
     assert np.allclose(batch.frame("arm")[:, :3, 3], [[0.5, 0, 1], [0, 0.5, 1]])
     with pytest.raises(robodesc.UnresolvedReference, match="no frame named 'world'"):
         poses.frame("world")
+
+
+def test_poses_that_overflow_are_refused_by_name_without_numpy_warnings():
+    """Finite joint values whose poses overflow (an offset near 1e308 plus a slide) are a
+    ConfigurationError naming the body and, in a batch, the configuration; no numpy warning escapes."""
+    import warnings
+
+    import numpy as np
+
+    from robodesc import ConfigurationError
+
+    model = robodesc.loads(
+        '<robot name="r"><link name="a"/><link name="b"/><joint name="j" type="prismatic"><parent link="a"/>'
+        '<child link="b"/><origin xyz="1e308 0 0"/><axis xyz="1 0 0"/>'
+        '<limit lower="-1" upper="1" effort="1" velocity="1"/></joint></robot>',
+        format="urdf",
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert model.forward_kinematics({"j": 1.0})["b"][0, 3] == 1e308
+        with pytest.raises(ConfigurationError, match="pose of 'b' is not finite"):
+            model.forward_kinematics({"j": 1e308})
+        with pytest.raises(ConfigurationError, match="configuration 1: the pose of 'b'"):
+            model.forward_kinematics_batch(np.array([[0.0], [1e308]]))

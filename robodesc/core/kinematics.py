@@ -381,7 +381,9 @@ class Kinematics:
         if not np.isfinite(q).all():
             raise ConfigurationError("joint values must be finite numbers")
         out = np.empty((1, len(self.names), 4, 4))
-        self._evaluate(q[None, :], out, self._workspace(1), single=True)
+        with np.errstate(all="ignore"):  # an overflow is refused below, by name, not as a numpy warning
+            self._evaluate(q[None, :], out, self._workspace(1), single=True)
+        self._check_finite(out)
         return Poses(self.names, self._index, out[0], self._frames)
 
     def forward_batch(self, positions: Mapping[str, Any] | np.ndarray, out: np.ndarray | None = None) -> Poses:
@@ -406,7 +408,22 @@ class Kinematics:
                 list(pool.map(lambda rows: self._evaluate_rows(q, out, rows[0], rows[-1] + 1), groups))
         elif q.shape[0]:
             self._evaluate_rows(q, out, 0, q.shape[0])
+        self._check_finite(out)
         return Poses(self.names, self._index, out, self._frames)
+
+    def _check_finite(self, out: np.ndarray) -> None:
+        """Refuse poses that overflowed (joint values or offsets near 1e308). Finite joint values give
+        finite rotations, so only the positions need looking at."""
+        bad = ~np.isfinite(out[..., :3, 3]).all(axis=-1)
+        if bad.any():
+            row, body = (int(i[0]) for i in np.nonzero(bad))
+            where = f"configuration {row}: " if out.shape[0] > 1 else ""
+            raise ConfigurationError(
+                f"{where}the pose of {self.names[body]!r} is not finite: these joint values (with the "
+                "model's offsets) are too large to compose",
+                construct=self.names[body],
+                suggestion="give joint values of a physical size",
+            )
 
     def _check_batch_size(self, count: int) -> None:
         """Refuse, before allocating anything, a batch whose poses and configurations would not fit
@@ -431,7 +448,8 @@ class Kinematics:
             last = min(stop, first + step)
             if workspace is None or len(workspace[0]) != last - first:
                 workspace = self._workspace(last - first)
-            self._evaluate(q[first:last], out[first:last], workspace)
+            with np.errstate(all="ignore"):  # an overflow is refused by the caller, by name
+                self._evaluate(q[first:last], out[first:last], workspace)
 
     def _workspace(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Scratch arrays for n configurations, allocated once and reused chunk after chunk
