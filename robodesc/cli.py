@@ -671,6 +671,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
             search_paths=args.search_path or (),
             copy_assets=args.copy_assets,
             strict=args.strict,
+            confine=args.confine,
         )
     except LossyConversion as refused:
         for loss in refused.losses:
@@ -821,9 +822,9 @@ def cmd_plugins(args: argparse.Namespace) -> int:
 
 
 # -- argument parsing --------------------------------------------------------------------------
-def _input_options(parser: argparse.ArgumentParser, what: str, confine: bool = True) -> None:
+def _input_options(parser: argparse.ArgumentParser, what: str) -> None:
     """`--format`, `--search-path` and `--confine`: the same flags with the same meaning on every
-    command that reads (`convert` has no `--confine` yet: `robodesc.convert` takes no such option)."""
+    command that reads."""
     parser.add_argument(
         "--format", metavar="NAME", help=f"read {what} as this format (default: from the extension or content)"
     )
@@ -833,19 +834,18 @@ def _input_options(parser: argparse.ArgumentParser, what: str, confine: bool = T
         action="append",
         help="extra root for package://, model:// and includes (repeatable)",
     )
-    if confine:
-        parser.add_argument(
-            "--confine",
-            action="store_true",
-            help="read nothing outside the description's folder and the search paths (for untrusted files)",
-        )
+    parser.add_argument(
+        "--confine",
+        action="store_true",
+        help="read nothing outside the description's folder and the search paths (for untrusted files)",
+    )
 
 
-def _source(confine: bool = True) -> argparse.ArgumentParser:
+def _source() -> argparse.ArgumentParser:
     """The parent parser of the commands that read one FILE."""
     source = argparse.ArgumentParser(add_help=False)
     source.add_argument("file", metavar="FILE", help="the description file to load")
-    _input_options(source, "FILE", confine)
+    _input_options(source, "FILE")
     return source
 
 
@@ -954,7 +954,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     conv = sub.add_parser(
         "convert",
-        parents=[_source(confine=False)],
+        parents=[_source()],
         help="convert a description to another format",
         description="Write FILE in another format and list each construct the target cannot express, with what was "
         "written instead. The target comes from OUT's extension (.urdf, .sdf, .xml for MJCF) or --to.",

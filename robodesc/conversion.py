@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from .core.errors import FormatError, LossyConversion, ResourceNotFound
 from .core.export import write_whole
+from .core.resources import read_file
 from .core.writing import Loss, WriteContext
 from .plugins import default_registry
 
@@ -70,9 +71,11 @@ def convert(
     search_paths: Iterable[str | os.PathLike[str]] = (),
     copy_assets: bool = False,
     strict: bool = False,
+    confine: bool = False,
 ) -> Conversion:
-    """Load `source` (in `format`, else found as `load` finds it) and write it to `output` in
-    format `to` (else from `output`'s extension). Returns a `Conversion` with the losses.
+    """Load `source` (in `format`, else found as `load` finds it, confined as `load` confines it)
+    and write it to `output` in format `to` (else from `output`'s extension). Returns a `Conversion`
+    with the losses.
 
     Mesh references in the output are relative to its folder; with `copy_assets` the meshes are
     copied into ``<output stem>_assets/`` beside it. With `strict`, any loss raises
@@ -82,7 +85,7 @@ def convert(
 
     out_path = os.fspath(output)
     target = target_format(out_path, to)
-    model = load(source, format=format, search_paths=search_paths)
+    model = load(source, format=format, search_paths=search_paths, confine=confine)
     context = WriteContext(out_path, copy_assets=copy_assets)
     text = default_registry().dumps(model, target, context=context)
     if strict and context.losses:
@@ -95,9 +98,8 @@ def convert(
     written = []
     for original, relative in context.assets.items():  # meshes first: the output last, once all it names is there
         destination = os.path.join(folder, relative)
-        try:
-            with open(original, "rb") as handle:
-                data = handle.read()
+        try:  # bounded and regular files only, as every file a description names
+            data = read_file(original, kind="mesh", what="mesh", construct=original)
         except OSError as exc:
             raise ResourceNotFound(
                 f"cannot copy {original!r} beside the output: {exc.strerror or exc}", construct=original

@@ -556,3 +556,17 @@ def test_a_dtd_default_in_utf16_is_not_applied_either():
 
 def test_resource_refused_is_a_resource_not_found_for_existing_handlers():
     assert issubclass(ResourceRefused, ResourceNotFound)
+
+
+def test_a_confined_conversion_refuses_what_lies_outside(tmp_path, outside):
+    """`robodesc convert --confine` (and `convert(confine=True)`) reads as a confined load reads."""
+    from robodesc.cli import main
+
+    model = tmp_path / "robot" / "robot.xml"
+    model.write_text(f'<mujoco><include file="{outside}"/><worldbody/></mujoco>')
+    output = tmp_path / "robot" / "robot.urdf"
+    with pytest.raises(ResourceNotFound, match="outside"):
+        robodesc.convert(model, output, confine=True)
+    assert main(["convert", "--confine", str(model), "-o", str(output)]) != 0
+    assert not output.exists()
+    assert robodesc.convert(model, output).written  # not confined: the include is read
