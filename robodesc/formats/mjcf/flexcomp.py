@@ -420,13 +420,7 @@ def _from_file(read: Attributes, element: Element, fc: _Flexcomp, fail) -> tuple
     try:
         vertices, faces = meshfiles.load_mesh_file(path, read.state.context.limit("mesh"))
     except meshfiles.MeshFileUnreadable as exc:
-        raise ResourceNotFound(
-            f"flexcomp {fc.name!r} cannot read its mesh: {exc}",
-            location=read.where(element),
-            construct="flexcomp/@file",
-            tried=[path],
-            suggestion="check the file name and meshdir/assetdir in <compiler>",
-        ) from None
+        raise _unreadable(read, element, fc, "its mesh", str(exc), path) from None
     except meshfiles.MeshFileError as exc:
         raise fail(f"flexcomp {fc.name!r} cannot read {path!r}: {exc}", kind=MalformedValue) from None
     if not len(vertices) or faces is None or not len(faces):
@@ -446,18 +440,22 @@ def _from_file(read: Attributes, element: Element, fc: _Flexcomp, fail) -> tuple
     return points, tets
 
 
+def _unreadable(read: Attributes, element: Element, fc: _Flexcomp, what: str, why: str, path: str) -> ResourceNotFound:
+    return ResourceNotFound(
+        f"flexcomp {fc.name!r} cannot read {what}: {why}",
+        location=read.where(element),
+        construct="flexcomp/@file",
+        tried=[path],
+        suggestion="check the file name and meshdir/assetdir in <compiler>",
+    )
+
+
 def _gmsh(read: Attributes, element: Element, fc: _Flexcomp, path: str, fail) -> tuple[np.ndarray, np.ndarray]:  # noqa: ANN001
     try:
         where = read.where(element)
         data = read.state.context.read(path, kind="mesh", what="GMSH file", location=where, construct="flexcomp/@file")
     except OSError as exc:
-        raise ResourceNotFound(
-            f"flexcomp {fc.name!r} cannot read its GMSH file: {exc.strerror or exc}",
-            location=read.where(element),
-            construct="flexcomp/@file",
-            tried=[path],
-            suggestion="check the file name and meshdir/assetdir in <compiler>",
-        ) from None
+        raise _unreadable(read, element, fc, "its GMSH file", str(exc.strerror or exc), path) from None
     from . import gmsh  # noqa: PLC0415 - read only for type="gmsh"
 
     try:
