@@ -335,6 +335,29 @@ REFUSED = {
         InvalidValue,
         "repeated vertex in element",
     ),
+    "box section, dof": (
+        '<flexcomp name="F" count="4 1 1" dim="1" spacing=".1 .1 .1" dof="radial">'
+        '<elasticity section="box" sectionsize=".01 .02" young="1"/></flexcomp>',
+        InvalidValue,
+        "1D flexcomp elasticity with box section requires dof='full' so per-edge twist joints can be created",
+    ),
+    "box section, sectionsize": (
+        '<flexcomp name="F" count="4 1 1" dim="1" spacing=".1 .1 .1"><elasticity section="box" young="1"/></flexcomp>',
+        InvalidValue,
+        "1D flex elasticity with box section requires positive sectionsize",
+    ),
+    "box section, one edge": (
+        '<flexcomp name="F" count="2 1 1" dim="1" spacing=".1 .1 .1">'
+        '<elasticity section="box" sectionsize=".01 .02" young="1"/></flexcomp>',
+        InvalidValue,
+        "1D flex elasticity with box section requires an open chain",
+    ),
+    "box section, branching": (
+        '<flexcomp name="F" type="direct" point="0 0 0 1 0 0 2 0 0 3 0 0" element="0 1 1 2 1 3" dim="1">'
+        '<elasticity section="box" sectionsize=".01 .02" young="1"/></flexcomp>',
+        InvalidValue,
+        "1D flex elasticity with box section requires an open chain",
+    ),
     "damping from the class": (
         '<flexcomp name="F" count="2 1 1" spacing=".1 .1 .1" dim="1"/>',
         InvalidValue,
@@ -374,8 +397,64 @@ def test_parent_body_must_have_a_name(tmp_path: Path) -> None:
         robodesc.load(path)
 
 
-def test_box_section_cable_warns_about_twist_bodies(tmp_path: Path) -> None:
-    """MuJoCo 4 adds twist bodies to a cable with a box section; robodesc says it does not."""
+def _world_model(inner: str, defaults: str = "") -> str:
+    """`inner` written in <worldbody>, between two jointed bodies."""
+    return f"""<mujoco>
+  <default>{defaults}</default>
+  <worldbody>
+    <body name="before" pos="0 0 -1"><joint type="hinge"/><geom size="0.1"/></body>
+    {inner}
+    <body name="after" pos="0 1 0"><joint type="hinge" axis="1 0 0"/><geom size="0.05"/></body>
+  </worldbody>
+</mujoco>"""
+
+
+#: Stiff cables in <worldbody>: MuJoCo adds a twist body with a hinge per edge after the vertex bodies.
+TWIST_CASES = {
+    "box section, pinned, posed": (
+        '<flexcomp name="R" type="grid" count="4 1 1" spacing=".1 .1 .1" dim="1" pos="0 0 1" euler="0 0 30">'
+        '<elasticity young="1e5" section="box" sectionsize=".01 .02"/><pin id="0"/></flexcomp>'
+    ),
+    "circle section in a frame": (
+        '<frame pos="1 0 0" childclass="soft"><flexcomp name="R" type="grid" count="6 1 1" spacing=".1 .1 .1" '
+        'dim="1" radius=".01" mass="2"><elasticity young="1e5"/></flexcomp></frame>'
+    ),
+    "direct chain out of order, unused point": (
+        '<flexcomp name="R" type="direct" point="0 0 0 1 0 0 3 0 0 6 0 0 9 9 9" element="2 3 0 1 1 2" dim="1">'
+        '<elasticity young="1"/></flexcomp>'
+    ),
+    "two edges": (
+        '<flexcomp name="R" type="grid" count="3 1 1" spacing=".1 .1 .1" dim="1"><elasticity young="1"/></flexcomp>'
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(TWIST_CASES))
+def test_twist_bodies_match_mujoco(tmp_path: Path, case: str) -> None:
+    """Names, world parent, order (after the vertex bodies, before the next body), mass 1e-9, polar
+    inertia of an edge's share of the mass, and hinges taking the main class's defaults (not the
+    childclass in force)."""
+    defaults = '<joint armature=".1" range="-10 20"/><default class="soft"><joint armature=".3"/></default>'
+    model = compare(tmp_path, _world_model(TWIST_CASES[case], defaults), seed=len(case))
+    twists = [name for name in model.bodies if "_twist" in name]
+    assert twists and all(model.bodies[name].parent == "world" for name in twists)
+    assert {model.joints[name].dynamics.armature for name in twists} == {0.1}
+    assert not [d for d in model.diagnostics if "twist" in d.message]
+
+
+@pytest.mark.parametrize("inner", ["", "circle"])
+def test_no_twist_bodies_without_an_open_stiff_chain(tmp_path: Path, inner: str) -> None:
+    """A cable without young, and a closed ring, get no twist bodies in MuJoCo, nor in robodesc."""
+    kind = 'type="circle" count="6 1 1"' if inner else 'type="grid" count="4 1 1"'
+    young = ' young="1"' if inner else ""
+    flexcomp = f'<flexcomp name="R" {kind} spacing=".1 .1 .1" dim="1"><elasticity{young}/></flexcomp>'
+    model = compare(tmp_path, _world_model(flexcomp))
+    assert not [name for name in model.bodies if "twist" in name]
+
+
+def test_twist_bodies_of_a_cable_in_a_body_are_noted(tmp_path: Path) -> None:
+    """Inside a body MuJoCo hangs the twist bodies from the world body after that body's top-level
+    ancestor; robodesc does not make them there, and names them in its note."""
     path = tmp_path / "model.xml"
     path.write_text(
         _model(
@@ -384,10 +463,12 @@ def test_box_section_cable_warns_about_twist_bodies(tmp_path: Path) -> None:
         )
     )
     reference = mujoco.MjModel.from_xml_path(str(path))
-    assert any(reference.body(i).name.startswith("R_twist") for i in range(reference.nbody))
+    twists = [reference.body(i).name for i in range(reference.nbody) if "_twist" in reference.body(i).name]
+    assert twists == ["R_twist_0", "R_twist_1", "R_twist"]
     model = robodesc.load(path)
     notes = [d for d in model.diagnostics if d.code == "not-modelled" and "twist" in d.message]
     assert len(notes) == 1 and notes[0].location.line is not None
+    assert f"3 twist bodies with a hinge each ({twists[0]} ... {twists[-1]})" in notes[0].message
 
 
 def test_interpolated_mesh_nodes_are_placed_and_their_weights_noted(tmp_path: Path) -> None:

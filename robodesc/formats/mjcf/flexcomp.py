@@ -73,6 +73,9 @@ class _Flexcomp:
     cellcount: list[int]
     elastic2d: bool  # an <elasticity elastic2d> other than "none": an interpolated flex is a shell
     thickness: float  # of <elasticity>; MuJoCo's default -1
+    young: float  # of <elasticity>: a cable with stiffness gets a twist hinge per edge
+    section: str  # of <elasticity>: "circle" (MuJoCo's default) or "box"
+    sectionsize: list[float]  # of <elasticity>: the two half-widths of a box section
     edge_stiffness: float  # of <edge>
     pins: dict[str, list[int]] = field(default_factory=dict)  # id, range, grid, gridrange: all <pin>s
 
@@ -115,12 +118,13 @@ def flexcomp_bodies(
     if fc.rigid:
         return [], True
     _check_elasticity(fc, fail)
-    _note_twist(read, element, fc)
+    twists = _twist_count(read, element, fc, elements, fail)
     if fc.dof in _INTERPOLATED:
         _note_interpolated_mesh(read, element, fc)
         bodies = _node_bodies(read, element, fc, box, pinned, active)
         return bodies, bool(pinned[: _node_count(fc)].any())
-    return _vertex_bodies(read, element, fc, points, pinned, active), bool(pinned[: len(points)].any())
+    bodies = _vertex_bodies(read, element, fc, points, pinned, active)
+    return bodies + _twist_bodies(read, element, fc, twists, parent), bool(pinned[: len(points)].any())
 
 
 def check_held(world: BodySpec, unheld: list[tuple[str, Callable[[str], Exception]]]) -> None:
@@ -201,6 +205,9 @@ def _settings(read: Attributes, element: Element) -> _Flexcomp:
         cellcount=_ints(read, element, "cellcount", 3, [-1, -1, -1]),
         elastic2d=False,
         thickness=-1.0,
+        young=0.0,
+        section="circle",
+        sectionsize=[0.0, 0.0],
         edge_stiffness=0.0,
     )
     for child in element:
@@ -210,6 +217,9 @@ def _settings(read: Attributes, element: Element) -> _Flexcomp:
             keyword = read.keyword(child, child.attrib, "elastic2d", ("none", "bend", "stretch", "both"), "none")
             fc.elastic2d = keyword != "none"
             fc.thickness = read.floats(child, child.attrib, "thickness", 1, [-1.0])[0]
+            fc.young = read.floats(child, child.attrib, "young", 1, [0.0])[0]
+            fc.section = child.get("section", "circle")
+            fc.sectionsize = read.floats(child, child.attrib, "sectionsize", 2, [0.0, 0.0])
         elif child.tag == "edge":
             fc.edge_stiffness = read.floats(child, child.attrib, "stiffness", 1, [0.0])[0]
         elif child.tag == "pin":
@@ -633,16 +643,93 @@ def _note_interpolated_mesh(read: Attributes, element: Element, fc: _Flexcomp) -
         )
 
 
-def _note_twist(read: Attributes, element: Element, fc: _Flexcomp) -> None:
-    """MuJoCo 4 adds a body with a hinge per edge (``NAME_twist_i``) to an open cable whose
-    elasticity has a box section; robodesc does not make them, and says so."""
-    elasticity = next((child for child in element if child.tag == "elasticity"), None)
-    if fc.dim == 1 and fc.dof == "full" and fc.type != "circle" and elasticity is not None:
-        if elasticity.get("section") == "box":
-            read.state.diagnose(
-                Severity.WARNING,
-                "not-modelled",
-                f"flexcomp {fc.name!r}: MuJoCo adds twist bodies and hinges ({fc.name}_twist_...) for a cable "
-                "with a box section; robodesc does not make them",
-                read.where(element),
-            )
+def _twist_count(read: Attributes, element: Element, fc: _Flexcomp, edges: np.ndarray | None, fail) -> int:  # noqa: ANN001
+    """How many twist hinges MuJoCo 4 gives this flexcomp: one per edge of a stiff cable (dim 1,
+    ``young`` > 0, dof full, not rigid) whose edges make one open chain of at least two edges, none
+    otherwise. Refuses, with MuJoCo's messages, the box-section cables MuJoCo refuses. For a box,
+    cylinder or ellipsoid laid out as a cable MuJoCo reads its triangles as edges, which robodesc
+    does not lay out: it says so and counts none."""
+    if fc.dim != 1 or fc.young <= 0:
+        return 0
+    box = fc.section == "box"
+    if box and fc.dof != "full":
+        raise fail(
+            "1D flexcomp elasticity with box section requires dof='full' so per-edge twist joints can be created",
+            'use dof="full"',
+        )
+    if fc.dof != "full":
+        return 0
+    if box and min(fc.sectionsize) <= 0:
+        raise fail("1D flex elasticity with box section requires positive sectionsize", 'give sectionsize="w h"')
+    if edges is None:
+        read.state.diagnose(
+            Severity.WARNING,
+            "not-modelled",
+            f"flexcomp {fc.name!r}: MuJoCo adds twist bodies and hinges ({fc.name}_twist_...) to a {fc.type} cable "
+            "whose triangles, read as edges, make an open chain; robodesc does not make them",
+            read.where(element),
+        )
+        return 0
+    if _open_chain(edges):
+        return len(edges)
+    if box:
+        raise fail("1D flex elasticity with box section requires an open chain", "make the edges one open chain")
+    return 0
+
+
+def _twist_bodies(read: Attributes, element: Element, fc: _Flexcomp, count: int, parent: BodySpec) -> list[BodySpec]:
+    """MuJoCo's `count` twist bodies (``NAME_twist_0`` ... ``NAME_twist_{count-2}``, then
+    ``NAME_twist``): children of the world body at its origin, each with a hinge of its name about x
+    taking the main class's joint defaults, mass 1e-9 and the polar inertia of an edge's share of
+    `mass` (section circle: radius^2 / 2; box: (w^2 + h^2) / 3 of the half-widths). MuJoCo adds them
+    to the world body when it reads the flexcomp; robodesc makes them for a flexcomp written in
+    ``<worldbody>``, where they follow its vertex bodies. Inside a body they belong after that body's
+    top-level ancestor, which the body walk has not placed yet: robodesc does not make them, and says so."""
+    if not count:
+        return []
+    names = [f"{fc.name}_twist_{i}" for i in range(count - 1)] + [f"{fc.name}_twist"]
+    if parent.name != "world":
+        read.state.diagnose(
+            Severity.WARNING,
+            "not-modelled",
+            f"flexcomp {fc.name!r}: MuJoCo adds {count} twist bodies with a hinge each ({names[0]} ... {names[-1]}), "
+            "children of the world body; robodesc makes them only for a flexcomp in <worldbody>",
+            read.where(element),
+        )
+        return []
+    if fc.section == "box":
+        polar = (fc.sectionsize[0] ** 2 + fc.sectionsize[1] ** 2) / 3
+    else:
+        polar = fc.radius**2 / 2
+    moment = fc.mass / count * polar
+    bodies = []
+    for name in names:
+        read.unique(element, name, "body", read.state.body_names)
+        read.state.body_names.add(name)
+        body = BodySpec(name, IDENTITY.copy(), IDENTITY.copy(), read.where(element))
+        body.inertial = Principal(1e-9, np.zeros(3), np.array([1.0, 0.0, 0.0, 0.0]), np.full(3, moment))
+        body.items.append(generated_joint(read, element, None, {"type": "hinge", "name": name, "axis": "1 0 0"}))
+        bodies.append(body)
+    return bodies
+
+
+def _open_chain(edges: np.ndarray) -> bool:
+    """Whether `edges` ((m, 2) point ids) make one open chain of at least two edges: every point on
+    at most two edges, and a walk from one end covering them all."""
+    degree = np.bincount(edges.ravel())
+    npoints = len(degree)
+    ends = np.flatnonzero(degree == 1)
+    if len(edges) < 2 or degree.max() > 2 or len(ends) != 2:
+        return False
+    neighbours = np.full((npoints, 2), -1, dtype=np.int64)
+    filled = np.zeros(npoints, dtype=np.int64)
+    for a, b in edges.tolist():
+        neighbours[a, filled[a]], neighbours[b, filled[b]] = b, a
+        filled[a] += 1
+        filled[b] += 1
+    previous, current, walked = -1, int(ends[0]), 0
+    while current != ends[1]:
+        first, second = neighbours[current]
+        previous, current = current, int(second if first == previous else first)
+        walked += 1
+    return walked == len(edges)
