@@ -8,7 +8,8 @@ point that is not pinned a body of its own: a child of the flexcomp's body at th
 joints (three; two for ``dof="2d"``; one along the radius for ``dof="radial"``) taking the joint
 defaults of the class in force. With ``dof="trilinear"`` or ``"quadratic"`` the points stay in the
 parent body and the bodies (``NAME_i_j_k``) sit at the nodes of a grid over the points' bounding
-box. A rigid flexcomp, or one pinned everywhere, adds no body.
+box. A stiff cable also gets a twist body with a hinge per edge, hung from the world body
+(``_twist_count``, ``_twist_bodies``). A rigid flexcomp, or one pinned everywhere, adds no body.
 
 robodesc generates the same bodies in the same place in the tree, so forward kinematics, qpos
 order, keyframes and masses agree with MuJoCo's, and refuses what MuJoCo refuses here with its
@@ -630,15 +631,18 @@ def _body(
 
 
 def _note_interpolated_mesh(read: Attributes, element: Element, fc: _Flexcomp) -> None:
-    """For points from a mesh, a file or written out, MuJoCo 4 spreads an interpolated flexcomp's
-    mass over its nodes by where the elements are, and pins the nodes of cells no element reaches;
-    robodesc places the same nodes but weighs them as for a full grid, and says so."""
+    """For points from a mesh, a file or written out, MuJoCo 4 weighs an interpolated flexcomp's
+    nodes by a finite-cell fit of the elements clipped against each cell (per cell, at least 0.02
+    of the node's full-cell weight) and pins the nodes of cells it finds empty; that fit is not
+    reproduced (it differs from exact integrals by about 1e-5), so robodesc places the same nodes,
+    weighs them as for a full grid, and says so."""
     if fc.type in _DIRECT:
         read.state.diagnose(
             Severity.WARNING,
             "not-modelled",
             f"flexcomp {fc.name!r}: robodesc weighs the nodes of an interpolated {fc.type} flexcomp as for a "
-            "full grid (and gives every cell's nodes a body); MuJoCo weighs them by the elements' volume",
+            "full grid (and gives every cell's nodes a body); MuJoCo weighs them by where the elements fill "
+            "each cell and pins the nodes of empty cells",
             read.where(element),
         )
 
