@@ -51,7 +51,8 @@ def load_mesh_file(path: str, limit: int | None = None) -> tuple[np.ndarray, np.
       first object/group only (as MuJoCo uses only tinyobjloader's first shape); polygons
       are triangulated like tinyobjloader's built-in (non-earcut) triangulation, in float32:
       quads along their shorter diagonal, larger polygons by its ear clipping (which may
-      drop part of a polygon it cannot clip, as MuJoCo does); negative (relative) indices
+      drop part of a polygon it cannot clip, as MuJoCo does); a face of more than 100
+      corners is dropped whole, as tinyobjloader drops it; negative (relative) indices
       are supported; a
       file with only ``l`` line elements gives degenerate triangles ``(i, j, j)``, as in
       MuJoCo (which then rejects the mesh for having no surface area);
@@ -182,7 +183,9 @@ def _parse_obj(
                         # MuJoCo turns line segments into degenerate triangles (i, j, j)
                         segments.extend((idx[k], idx[k + 1], idx[k + 1]) for k in range(len(idx) - 1))
                 continue
-            if len(idx) < 3:
+            if not 3 <= len(idx) <= _OBJ_MAX_FACE_CORNERS:
+                # dropped whole, as tinyobjloader does, so it does not start a shape either: a
+                # group holding only such faces gives no shape and the next group is the first
                 continue
             shape_started = True
             if not first_shape_done:
@@ -224,6 +227,11 @@ def _load_obj(data: bytes, path: str) -> tuple[np.ndarray, np.ndarray | None]:
 # with float ``real_t``) triangulates every polygon with more than three corners itself.  The
 # helpers below reproduce its choices step by step, with every product, sum and comparison done in
 # float32 (MuJoCo's build contracts nothing into FMAs), so near-degenerate decisions agree as well.
+# Before that it drops, with nothing but a warning MuJoCo ignores, every face with fewer than 3 or
+# more than 100 corners (seen in MuJoCo 4.0's binary: a check on the corner count ahead of the
+# triangulation, and a 101-corner convex face gives no triangle).  The bound also keeps the ear
+# clipping, which is at least quadratic, cheap on any file.
+_OBJ_MAX_FACE_CORNERS = 100
 
 
 def _obj_split_quad(q: list[int], v: np.ndarray) -> list[tuple[int, int, int]]:
@@ -264,65 +272,88 @@ def _obj_projection_axes(poly: list[int], v: np.ndarray) -> tuple[int, int]:
     return 1, 2
 
 
-def _obj_point_in_triangle(xs: list, ys: list, px, py) -> bool:
-    """W. R. Franklin's crossing-number test (``pnpoly``) for a triangle, in float32."""
-    inside = False
-    j = 2
-    for i in range(3):
-        if (ys[i] > py) != (ys[j] > py) and px < (xs[j] - xs[i]) * (py - ys[i]) / (ys[j] - ys[i]) + xs[i]:
-            inside = not inside
-        j = i
-    return inside
+def _obj_ears(x: np.ndarray, y: np.ndarray, rest: np.ndarray, cursor: int, offsets: np.ndarray) -> np.ndarray:
+    """Which of the candidate triangles at ``cursor + offsets`` (positions in `rest`) are ears.
+
+    Candidate k is the triangle of the remaining corners k, k+1, k+2 (cyclically).  It is refused
+    if ``turn * area < 0`` -- ``turn`` is the turn at its middle corner, ``area`` the signed area
+    of the triangle spanned by the origin and its first two corners (tinyobjloader's own,
+    origin-dependent convexity test) -- or if any other remaining corner lies inside it by
+    W. R. Franklin's crossing-number test (``pnpoly``).  All candidates are tested against all
+    corners at once with numpy: one call per batch instead of one Python loop per corner is what
+    makes a 100-corner face cheap.  Every operation is a float32 operation in the same order as
+    the C++ code (numpy does not contract into FMAs either), so the results are bit-identical.
+    """
+    m = rest.size
+    first = cursor + offsets
+    tri = rest[(first[:, None] + np.arange(3)) % m]  # (k, 3) corner positions
+    tx = x[tri]
+    ty = y[tri]
+    turn = (tx[:, 1] - tx[:, 0]) * (ty[:, 2] - ty[:, 1]) - (ty[:, 1] - ty[:, 0]) * (tx[:, 2] - tx[:, 1])
+    area = (tx[:, 0] * ty[:, 1] - ty[:, 0] * tx[:, 1]) * np.float32(0.5)
+    others = rest[(first[:, None] + np.arange(3, m)) % m]  # (k, m-3): every other remaining corner
+    px = x[others]
+    py = y[others]
+    inside = np.zeros(others.shape, dtype=bool)
+    for i, j in ((0, 2), (1, 0), (2, 1)):  # pnpoly's edge order
+        xi, yi = tx[:, i : i + 1], ty[:, i : i + 1]
+        xj, yj = tx[:, j : j + 1], ty[:, j : j + 1]
+        # where the straddle test fails the quotient (maybe 0/0) is unused, as C never computes it
+        inside ^= ((yi > py) != (yj > py)) & (px < (xj - xi) * (py - yi) / (yj - yi) + xi)
+    return ~(turn * area < np.float32(0.0)) & ~inside.any(axis=1)
 
 
 def _obj_ear_clip(poly: list[int], v: np.ndarray) -> list[tuple[int, int, int]]:
-    """tinyobjloader's built-in ear clipping of a polygon with five or more corners.
+    """tinyobjloader's built-in ear clipping of a polygon with 5 to 100 corners.
 
     The polygon is projected onto a coordinate plane (:func:`_obj_projection_axes`).  A cursor
-    starts at the first corner; the triangle (cursor, cursor+1, cursor+2) of the remaining
-    polygon is cut off as an ear unless the sign test ``cross * area < 0`` rejects it -- ``cross``
-    is the turn at the middle corner and ``area`` the signed area of the triangle spanned by the
-    origin and the first two corners (tinyobjloader's own, origin-dependent convexity test) --
-    or another remaining corner lies inside it; a rejected candidate advances the cursor, a cut
-    removes the middle corner and keeps the cursor.  After as many consecutive rejections as
-    there are remaining corners the loop gives up; the last triangle is emitted only if exactly
-    three corners remain, so a polygon that cannot be clipped loses its remaining part.
+    starts at the first corner; the candidate (cursor, cursor+1, cursor+2) of the remaining
+    corners is cut off if it is an ear (:func:`_obj_ears`), removing the middle corner and keeping
+    the cursor's position in the list (a cursor that was on the last corner wraps to the first);
+    otherwise the cursor advances.  The last triangle is emitted only if exactly three corners
+    remain, so a polygon that cannot be clipped loses its remaining part.
+
+    tinyobjloader bounds the loop with a budget of tries, checked before each try: it starts at
+    n and drops by one on each try, except that the first try after a cut resets it to the
+    number m of remaining corners.  So a round (the tries between two cuts) gives up after every
+    remaining candidate failed (m + 1 tries; the last repeats the first).  And in the first round
+    only n tries fit, so an ear found on the n-th (the candidate starting at the last corner) is
+    cut and then the loop stops, leaving n - 1 corners unclipped: a quirk kept here.
+
+    Each round tests its candidates in batches with numpy, in the order tinyobjloader tries
+    them, and cuts the first ear: the same triangles in the same order, without a Python step
+    per candidate and corner.
     """
     ax, ay = _obj_projection_axes(poly, v)
-    xs_all = {i: v[i, ax] for i in poly}
-    ys_all = {i: v[i, ay] for i in poly}
-    half = np.float32(0.5)
-    zero = np.float32(0.0)
-    rest = list(poly)
+    corners = np.asarray(poly, dtype=np.int64)
+    x = v[corners, ax]
+    y = v[corners, ay]
+    rest = np.arange(corners.size)  # positions (into poly) of the remaining corners, in order
     out: list[tuple[int, int, int]] = []
     cursor = 0
-    budget = len(rest)
-    last_count = len(rest)
-    while len(rest) > 3 and budget > 0:
-        m = len(rest)
-        if cursor >= m:
-            cursor -= m
-        if last_count != m:
-            last_count = m
-            budget = m
-        else:
-            budget -= 1
-        tri = [rest[(cursor + k) % m] for k in range(3)]
-        xs = [xs_all[i] for i in tri]
-        ys = [ys_all[i] for i in tri]
-        turn = (xs[1] - xs[0]) * (ys[2] - ys[1]) - (ys[1] - ys[0]) * (xs[2] - xs[1])
-        area = (xs[0] * ys[1] - ys[0] * xs[1]) * half
-        if turn * area < zero:
-            cursor += 1
-            continue
-        if any(
-            _obj_point_in_triangle(xs, ys, xs_all[rest[(cursor + k) % m]], ys_all[rest[(cursor + k) % m]])
-            for k in range(3, m)
-        ):
-            cursor += 1
-            continue
-        out.append((tri[0], tri[1], tri[2]))
-        del rest[(cursor + 1) % m]
-    if len(rest) == 3:
-        out.append((rest[0], rest[1], rest[2]))
+    first_round = True
+    while rest.size > 3:
+        m = rest.size
+        cut = -1
+        start = 0
+        batch = 1  # a convex polygon's first candidate is usually an ear: try it alone first
+        while start < m and cut < 0:
+            stop = min(m, start + batch)
+            hits = np.flatnonzero(_obj_ears(x, y, rest, cursor, np.arange(start, stop)))
+            if hits.size:
+                cut = start + int(hits[0])
+            start = stop
+            batch *= 4
+        if cut < 0:
+            break
+        first = (cursor + cut) % m
+        a, b, c = (int(rest[(first + k) % m]) for k in range(3))
+        out.append((poly[a], poly[b], poly[c]))
+        rest = np.delete(rest, (first + 1) % m)
+        cursor = first  # past the end if it was the last corner: the next modulo wraps it to 0
+        if first_round and cut == m - 1:
+            break  # the first round's budget ran out on this very try
+        first_round = False
+    if rest.size == 3:
+        out.append((poly[int(rest[0])], poly[int(rest[1])], poly[int(rest[2])]))
     return out
