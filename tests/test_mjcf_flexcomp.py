@@ -171,6 +171,11 @@ CASES = {
         '<frame pos="1 0 0" euler="0 0 90">'
         '<flexcomp name="F" type="grid" count="3 1 1" spacing=".1 .1 .1" dim="1"/></frame>'
     ),
+    "in replicated bodies": (
+        '<replicate count="2" offset="0 0 .5"><body name="q"><flexcomp name="F" type="grid" count="3 1 1" '
+        'spacing=".1 .1 .1" dim="1"/><flexcomp name="G" type="grid" count="2 2 2" spacing=".1 .1 .1" dim="3" '
+        'dof="trilinear"/></body></replicate>'
+    ),
     "two flexcomps": (
         '<flexcomp name="F" type="grid" count="2 1 1" spacing=".1 .1 .1" dim="1"/>'
         '<flexcomp name="G" type="grid" count="2 2 1" spacing=".1 .1 .1" dim="2" pos="0 0 1"/>'
@@ -357,6 +362,12 @@ REFUSED = {
         '<elasticity section="box" sectionsize=".01 .02" young="1"/></flexcomp>',
         InvalidValue,
         "1D flex elasticity with box section requires an open chain",
+    ),
+    "in a replicate": (
+        '<replicate count="2" offset="0 0 1"><frame><flexcomp name="F" count="3 1 1" dim="1" spacing=".1 .1 .1"/>'
+        "</frame></replicate>",
+        InvalidValue,
+        "Parent body must have name",
     ),
     "damping from the class": (
         '<flexcomp name="F" count="2 1 1" spacing=".1 .1 .1" dim="1"/>',

@@ -58,7 +58,9 @@ _SLIDES = {"full": ((1, 0, 0), (0, 1, 0), (0, 0, 1)), "2d": ((1, 0, 0), (0, 1, 0
 class _Flexcomp:
     """The settings of one ``<flexcomp>``, with MuJoCo's defaults."""
 
-    name: str
+    name: str  # the flex's: attach prefix, name, replicate suffix
+    stem: str  # attach prefix and name: MuJoCo names the bodies it generates STEM_..., then adds the suffix
+    suffix: str  # the indices of the enclosing <replicate>s
     type: str
     dof: str
     dim: int
@@ -90,7 +92,7 @@ def flexcomp_bodies(
     body, `active` the childclass in force."""
     fc = _settings(read, element)
     fail = _failer(read, element)
-    if parent.name.startswith("<unnamed "):
+    if parent.name.startswith("<unnamed ") or _in_replicate(read, element):
         raise fail("Parent body must have name", "give the flexcomp's body a name")
     _check_settings(fc, fail)
     points, elements = _layout(read, element, fc, fail)
@@ -126,6 +128,16 @@ def flexcomp_bodies(
         return bodies, bool(pinned[: _node_count(fc)].any())
     bodies = _vertex_bodies(read, element, fc, points, pinned, active)
     return bodies + _twist_bodies(read, element, fc, twists, parent), bool(pinned[: len(points)].any())
+
+
+def _in_replicate(read: Attributes, element: Element) -> bool:
+    """Whether `element` sits in a ``<replicate>`` with no body in between (frames aside): MuJoCo reads
+    a replicate's contents into an unnamed body, so such a flexcomp's parent has no name."""
+    document = read.scope.document
+    above = document.parent_of(element)
+    while above is not None and above.tag == "frame":
+        above = document.parent_of(above)
+    return above is not None and above.tag == "replicate"
 
 
 def check_held(world: BodySpec, unheld: list[tuple[str, Callable[[str], Exception]]]) -> None:
@@ -191,6 +203,8 @@ def _settings(read: Attributes, element: Element) -> _Flexcomp:
 
     fc = _Flexcomp(
         name=read.prefix + name + read.suffix,
+        stem=read.prefix + name,
+        suffix=read.suffix,
         type=read.keyword(element, attrs, "type", TYPES, "mesh" if attrs.get("mesh") else "grid"),  # as MuJoCo
         dof=read.keyword(element, attrs, "dof", DOFS, "full"),
         dim=_ints(read, element, "dim", 1, [2])[0],
@@ -552,7 +566,7 @@ def _vertex_bodies(
             axes = [tuple(point / norm) if norm > MJ_MINVAL else tuple(point)]
         else:
             axes = list(_SLIDES[fc.dof])
-        bodies.append(_body(read, element, f"{fc.name}_{i}", point, mass, fc.inertiabox, axes, active))
+        bodies.append(_body(read, element, f"{fc.stem}_{i}{fc.suffix}", point, mass, fc.inertiabox, axes, active))
     return bodies
 
 
@@ -589,7 +603,7 @@ def _node_bodies(
             for g, n in zip((gi, gj, gk), counts):
                 local = g % order
                 weight *= simpson[local] * (2 if 0 < g < n - 1 and local == 0 else 1)
-        placed.append((f"{fc.name}_{gi}_{gj}_{gk}", position, weight))
+        placed.append((f"{fc.stem}_{gi}_{gj}_{gk}{fc.suffix}", position, weight))
     total = sum(weight for _, _, weight in placed)
     scale = fc.mass / total if total > 0 else 1.0
     return [
@@ -669,7 +683,7 @@ def _twist_count(read: Attributes, element: Element, fc: _Flexcomp, edges: np.nd
         read.state.diagnose(
             Severity.WARNING,
             "not-modelled",
-            f"flexcomp {fc.name!r}: MuJoCo adds twist bodies and hinges ({fc.name}_twist_...) to a {fc.type} cable "
+            f"flexcomp {fc.name!r}: MuJoCo adds twist bodies and hinges ({fc.stem}_twist_...) to a {fc.type} cable "
             "whose triangles, read as edges, make an open chain; robodesc does not make them",
             read.where(element),
         )
@@ -691,7 +705,8 @@ def _twist_bodies(read: Attributes, element: Element, fc: _Flexcomp, count: int,
     top-level ancestor, which the body walk has not placed yet: robodesc does not make them, and says so."""
     if not count:
         return []
-    names = [f"{fc.name}_twist_{i}" for i in range(count - 1)] + [f"{fc.name}_twist"]
+    # made once, as MuJoCo reads the flexcomp before a <replicate> copies it: no replicate suffix
+    names = [f"{fc.stem}_twist_{i}" for i in range(count - 1)] + [f"{fc.stem}_twist"]
     if parent.name != "world":
         read.state.diagnose(
             Severity.WARNING,
