@@ -187,13 +187,37 @@ def test_float32_rounding_decides_as_in_mujoco(tmp_path):
     assert triangles == len(ring) + 5
 
 
+# a hexagon in which tinyobjloader's ear clipping finds no ear at all
+_UNCLIPPABLE = [
+    (-4.0, -4.0, 0.0),
+    (-2.0, 3.0, 0.0),
+    (-4.0, -3.0, 0.0),
+    (3.0, -2.0, 0.0),
+    (-4.0, 2.0, 0.0),
+    (-3.0, -1.0, 0.0),
+]
+
+
 @needs_mujoco
-def test_a_group_holding_only_a_dropped_face_is_not_the_first_shape(tmp_path):
-    ring = _regular(101)
+@pytest.mark.parametrize("key", ["g", "o"])
+@pytest.mark.parametrize(
+    ("case", "ring", "tetra_group_first"),
+    [
+        ("a face of 101 corners (dropped)", _regular(101), True),
+        ("a polygon that gives no triangle", _UNCLIPPABLE, True),
+        # (not flat, so that alone it still has a volume)
+        (
+            "a polygon that gives triangles",
+            [(x, y, 0.5 * math.sin(3 * i)) for i, (x, y, _) in enumerate(_star(12))],
+            False,
+        ),
+    ],
+)
+def test_a_group_whose_faces_give_no_triangle_is_not_the_first_shape(tmp_path, key, case, ring, tetra_group_first):
     tetra = [(2.0, 0.0, 0.0), (0.0, 2.0, 0.0), (0.0, 0.0, 2.0), (0.0, 0.0, 0.0)]
     lines = ["v {:.9g} {:.9g} {:.9g}".format(*p) for p in ring + tetra]
     t = [len(ring) + k for k in range(1, 5)]
-    lines += ["g big", "f " + " ".join(str(i + 1) for i in range(len(ring))), "g tetra"]
+    lines += [f"{key} polygon", "f " + " ".join(str(i + 1) for i in range(len(ring))), f"{key} tetra"]
     lines += [
         f"f {t[3]} {t[1]} {t[0]}",
         f"f {t[3]} {t[0]} {t[2]}",
@@ -202,7 +226,8 @@ def test_a_group_holding_only_a_dropped_face_is_not_the_first_shape(tmp_path):
     ]
     xml = _write(tmp_path, "\n".join(lines) + "\n")
     expected = mujoco.MjModel.from_xml_path(str(xml))
-    assert int(expected.mesh_facenum[0]) == 4  # MuJoCo takes the tetrahedron's group
+    # MuJoCo uses tinyobjloader's first shape: the tetrahedron's group when the first gave nothing
+    assert (int(expected.mesh_facenum[0]) == 4) == tetra_group_first
     assert robodesc.load(str(xml)).bodies["b"].inertial.mass == pytest.approx(float(expected.body_mass[1]), rel=REL)
 
 

@@ -139,7 +139,7 @@ def _parse_obj(
     verts: list[tuple[float, float, float]] = []
     polygons: list[list[int]] = []
     segments: list[tuple[int, int, int]] = []
-    shape_started = False  # a face or line was seen in the current shape
+    shape_started = False  # the current shape has a triangle, quad or line: tinyobjloader keeps it
     first_shape_done = False
     for lineno, raw in enumerate(text.replace("\\\r\n", " ").replace("\\\n", " ").splitlines(), 1):
         line = raw.strip()
@@ -156,6 +156,13 @@ def _parse_obj(
                 ) from exc
             verts.append((xyz[0], xyz[1], xyz[2]))
         elif key in ("o", "g"):
+            if not shape_started and polygons and not first_shape_done:
+                # only polygons of 5+ corners so far: tinyobjloader keeps the shape only if they
+                # give a triangle, else the next one is the first
+                if _obj_any_triangle(polygons, verts):
+                    shape_started = True
+                else:
+                    polygons.clear()
             if shape_started:
                 first_shape_done = True
         elif key in ("f", "l"):
@@ -187,10 +194,28 @@ def _parse_obj(
                 # dropped whole, as tinyobjloader does, so it does not start a shape either: a
                 # group holding only such faces gives no shape and the next group is the first
                 continue
-            shape_started = True
+            if len(idx) <= 4:
+                shape_started = True  # a triangle or quad always gives triangles
             if not first_shape_done:
                 polygons.append(idx)
     return verts, polygons, segments
+
+
+def _obj_any_triangle(polygons: list[list[int]], verts: list[tuple[float, float, float]]) -> bool:
+    """Whether tinyobjloader's ear clipping gives any triangle for these polygons (5+ corners).
+
+    tinyobjloader triangulates a group when the next one starts, with the vertices read so far.
+    A polygon that uses a vertex not read yet is counted as giving triangles (the earlier
+    behaviour): how tinyobjloader clips around such corners is not reproduced.
+    """
+    for poly in polygons:
+        if any(i < 0 or i >= len(verts) for i in poly):
+            return True
+        corners = np.asarray([verts[i] for i in poly], dtype=np.float32)
+        with np.errstate(all="ignore"):
+            if _obj_ear_clip(list(range(len(poly))), corners):
+                return True
+    return False
 
 
 def _load_obj(data: bytes, path: str) -> tuple[np.ndarray, np.ndarray | None]:
