@@ -463,6 +463,28 @@ def test_no_twist_bodies_without_an_open_stiff_chain(tmp_path: Path, inner: str)
     assert not [name for name in model.bodies if "twist" in name]
 
 
+def test_twist_bodies_of_an_attached_cable_are_noted(tmp_path: Path) -> None:
+    """MuJoCo places the twist bodies of an attached file's cable by the attachment's frame (not by
+    the frames around the flexcomp in that file); robodesc does not make them there, and says so."""
+    (tmp_path / "sub.xml").write_text(
+        '<mujoco><worldbody><flexcomp name="R" type="grid" count="4 1 1" spacing=".1 .1 .1" dim="1">'
+        '<elasticity young="1"/></flexcomp></worldbody></mujoco>'
+    )
+    path = tmp_path / "model.xml"
+    path.write_text(
+        '<mujoco><asset><model name="sub" file="sub.xml"/></asset><worldbody>'
+        '<frame pos="0 0 1"><attach model="sub" prefix="s-"/></frame></worldbody></mujoco>'
+    )
+    reference = mujoco.MjModel.from_xml_path(str(path))
+    data = mujoco.MjData(reference)
+    mujoco.mj_kinematics(reference, data)
+    twist = mujoco.mj_name2id(reference, mujoco.mjtObj.mjOBJ_BODY, "s-R_twist")
+    assert twist > 0 and data.xpos[twist][2] == 1.0
+    model = robodesc.load(path)
+    assert "s-R_twist" not in model.bodies
+    assert [d for d in model.diagnostics if d.code == "not-modelled" and "s-R_twist_0 ... s-R_twist" in d.message]
+
+
 def test_twist_bodies_of_a_cable_in_a_body_are_noted(tmp_path: Path) -> None:
     """Inside a body MuJoCo hangs the twist bodies from the world body after that body's top-level
     ancestor; robodesc does not make them there, and names them in its note."""

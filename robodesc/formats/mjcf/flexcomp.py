@@ -700,19 +700,21 @@ def _twist_bodies(read: Attributes, element: Element, fc: _Flexcomp, count: int,
     ``NAME_twist``): children of the world body at its origin, each with a hinge of its name about x
     taking the main class's joint defaults, mass 1e-9 and the polar inertia of an edge's share of
     `mass` (section circle: radius^2 / 2; box: (w^2 + h^2) / 3 of the half-widths). MuJoCo adds them
-    to the world body when it reads the flexcomp; robodesc makes them for a flexcomp written in
-    ``<worldbody>``, where they follow its vertex bodies. Inside a body they belong after that body's
-    top-level ancestor, which the body walk has not placed yet: robodesc does not make them, and says so."""
+    to the world body when it reads the flexcomp; robodesc makes them for a flexcomp written in the
+    main file's ``<worldbody>``, where they follow its vertex bodies. Inside a body they belong after
+    that body's top-level ancestor, which the body walk has not placed yet, and in an attached file
+    the attachment's frame places them but not the file's own frames, which robodesc does not tell
+    apart here: it does not make them there, and says so."""
     if not count:
         return []
     # made once, as MuJoCo reads the flexcomp before a <replicate> copies it: no replicate suffix
     names = [f"{fc.stem}_twist_{i}" for i in range(count - 1)] + [f"{fc.stem}_twist"]
-    if parent.name != "world":
+    if parent.name != "world" or read.scope is not read.state.prepared_main:
         read.state.diagnose(
             Severity.WARNING,
             "not-modelled",
             f"flexcomp {fc.name!r}: MuJoCo adds {count} twist bodies with a hinge each ({names[0]} ... {names[-1]}), "
-            "children of the world body; robodesc makes them only for a flexcomp in <worldbody>",
+            "children of the world body; robodesc makes them only for a flexcomp in the main file's <worldbody>",
             read.where(element),
         )
         return []
