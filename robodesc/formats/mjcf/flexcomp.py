@@ -106,6 +106,7 @@ def flexcomp_bodies(
     pose = frame @ read.pose(element, element.attrib)
     points = points @ pose[:3, :3].T + pose[:3, 3]
     box = points.min(axis=0), points.max(axis=0)  # of every point, used or not (MuJoCo's order)
+    filled = _fills_its_cell(fc, points, elements, box)
     pinned = _pinned(fc, len(points), fail)
     if fc.type in _DIRECT and elements is not None:  # points no element uses are dropped
         used = np.zeros(len(points), dtype=bool)
@@ -123,7 +124,7 @@ def flexcomp_bodies(
     _check_elasticity(fc, fail)
     twists = _twist_count(read, element, fc, elements, fail)
     if fc.dof in _INTERPOLATED:
-        _note_interpolated_mesh(read, element, fc)
+        _note_interpolated_mesh(read, element, fc, filled)
         bodies = _node_bodies(read, element, fc, box, pinned, active)
         return bodies, bool(pinned[: _node_count(fc)].any())
     bodies = _vertex_bodies(read, element, fc, points, pinned, active)
@@ -644,13 +645,31 @@ def _body(
     return body
 
 
-def _note_interpolated_mesh(read: Attributes, element: Element, fc: _Flexcomp) -> None:
+def _fills_its_cell(
+    fc: _Flexcomp, points: np.ndarray, elements: np.ndarray | None, box: tuple[np.ndarray, np.ndarray]
+) -> bool:
+    """Whether the tetrahedra of an interpolated flexcomp of one cell fill its bounding box: MuJoCo
+    then counts the cell as full (its elements' volumes, orientation aside, add up to at least
+    0.9999999 of it, overlaps counted twice) and weighs the nodes as for a full grid."""
+    if fc.dof not in _INTERPOLATED or fc.type not in _DIRECT or fc.dim != 3 or elements is None:
+        return False
+    if fc.cellcount[0] >= 0 and fc.cellcount != [1, 1, 1]:
+        return False
+    corners = points[elements]
+    edges = corners[:, 1:] - corners[:, :1]
+    volume, cell = float(np.abs(np.linalg.det(edges)).sum()) / 6, float(np.prod(box[1] - box[0]))
+    return cell > 0 and volume >= 0.9999999 * cell
+
+
+def _note_interpolated_mesh(read: Attributes, element: Element, fc: _Flexcomp, filled: bool) -> None:
     """For points from a mesh, a file or written out, MuJoCo 4 weighs an interpolated flexcomp's
     nodes by a finite-cell fit of the elements clipped against each cell (per cell, at least 0.02
     of the node's full-cell weight) and pins the nodes of cells it finds empty; that fit is not
     reproduced (it differs from exact integrals by about 1e-5), so robodesc places the same nodes,
-    weighs them as for a full grid, and says so."""
-    if fc.type in _DIRECT:
+    weighs them as for a full grid, and says so. MuJoCo weighs them as for a full grid too, so
+    nothing is noted, for a shell (``elastic2d``: no fit at all) and for tetrahedra that fill the
+    one cell (`filled`)."""
+    if fc.type in _DIRECT and not fc.elastic2d and not filled:
         read.state.diagnose(
             Severity.WARNING,
             "not-modelled",
