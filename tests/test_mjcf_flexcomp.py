@@ -223,6 +223,35 @@ def test_generated_joints_take_the_class_in_force(tmp_path: Path) -> None:
     assert {j.dynamics.armature for j in slides} == {0.2}
 
 
+@pytest.mark.parametrize(
+    "layout",
+    [
+        '<body name="c" childclass="k"><frame childclass="m">{}</frame></body>',
+        '<body name="c"><frame childclass="m"><frame>{}</frame></frame></body>',
+        '<frame childclass="m"><body name="c">{}</body></frame>',
+        '<body name="a" childclass="k"><frame childclass="m"><body name="c"><frame>{}</frame></body></frame></body>',
+    ],
+)
+def test_generated_joints_take_the_class_of_the_body(tmp_path: Path, layout: str) -> None:
+    """MuJoCo gives the generated joints the class in force at the flexcomp's body: a <frame>'s
+    childclass between the body and the flexcomp does not count, one above the body does."""
+    flexcomp = '<flexcomp name="F" type="grid" count="3 1 1" spacing=".1 .1 .1" dim="1"/>'
+    defaults = (
+        '<joint armature="0.1"/><default class="k"><joint armature="0.2"/></default>'
+        '<default class="m"><joint armature="0.3"/></default>'
+    )
+    path = tmp_path / "model.xml"
+    path.write_text(_model(layout.format(flexcomp), defaults))
+    reference = mujoco.MjModel.from_xml_path(str(path))
+    expected = {
+        reference.dof_armature[reference.jnt_dofadr[j]]
+        for j in range(reference.njnt)
+        if reference.jnt_bodyid[j] > 0 and reference.body(reference.jnt_bodyid[j]).name.startswith("F_")
+    }
+    model = compare(tmp_path, _model(layout.format(flexcomp), defaults))
+    assert {j.dynamics.armature for j in model.joints.values() if j.child.startswith("F_")} == expected
+
+
 def test_a_flex_pinned_to_a_moving_body(tmp_path: Path) -> None:
     """A cloth pinned to a jointed body moves with it; keyframes place both as MuJoCo does."""
     body = (

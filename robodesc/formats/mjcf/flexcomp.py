@@ -94,6 +94,7 @@ def flexcomp_bodies(
     fail = _failer(read, element)
     if parent.name.startswith("<unnamed ") or _in_replicate(read, element):
         raise fail("Parent body must have name", "give the flexcomp's body a name")
+    active = _class_at_body(read, element, active)
     _check_settings(fc, fail)
     points, elements = _layout(read, element, fc, fail)
     _check_pins(fc, fail)
@@ -129,6 +130,23 @@ def flexcomp_bodies(
         return bodies, bool(pinned[: _node_count(fc)].any())
     bodies = _vertex_bodies(read, element, fc, points, pinned, active)
     return bodies + _twist_bodies(read, element, fc, twists, parent), bool(pinned[: len(points)].any())
+
+
+def _class_at_body(read: Attributes, element: Element, active: str | None) -> str | None:
+    """The childclass in force at the flexcomp's body, which MuJoCo gives the joints it generates:
+    the childclass of a ``<frame>`` between the body and the flexcomp does not count (`active`, the
+    class in force at the flexcomp, is it unless such a frame has one)."""
+    document = read.scope.document
+    above = document.parent_of(element)
+    overridden = False
+    while above is not None and above.tag == "frame":
+        overridden = overridden or "childclass" in above.attrib
+        above = document.parent_of(above)
+    while overridden and above is not None:  # the body's own, or the nearest one above it
+        if "childclass" in above.attrib:
+            return above.get("childclass")
+        above = document.parent_of(above)
+    return None if overridden else active
 
 
 def _in_replicate(read: Attributes, element: Element) -> bool:
