@@ -187,7 +187,9 @@ CASES = {
         '<flexcomp name="F" type="direct" point="0 0 0 1 0 0 0 1 0 0 0 1" element="0 2 1 3" dim="3" '
         f'dof="quadratic" cellcount="2 2 1">{SHELL}</flexcomp>'
     ),
-    "mesh 2D shell, quadratic": f'<flexcomp name="F" type="mesh" file="tetra.obj" dim="2" dof="quadratic">{SHELL}</flexcomp>',
+    "mesh 2D shell, quadratic": (
+        f'<flexcomp name="F" type="mesh" file="tetra.obj" dim="2" dof="quadratic">{SHELL}</flexcomp>'
+    ),
     "mesh 1D": '<flexcomp name="F" type="mesh" file="tetra.obj" dim="1"/>',
     "in a frame": (
         '<frame pos="1 0 0" euler="0 0 90">'
