@@ -779,15 +779,14 @@ def _open_chain(edges: np.ndarray) -> bool:
     ends = np.flatnonzero(degree == 1)
     if len(edges) < 2 or degree.max() > 2 or len(ends) != 2:
         return False
-    neighbours = np.full((npoints, 2), -1, dtype=np.int64)
-    filled = np.zeros(npoints, dtype=np.int64)
-    for a, b in edges.tolist():
-        neighbours[a, filled[a]], neighbours[b, filled[b]] = b, a
-        filled[a] += 1
-        filled[b] += 1
-    previous, current, walked = -1, int(ends[0]), 0
-    while current != ends[1]:
-        first, second = neighbours[current]
-        previous, current = current, int(second if first == previous else first)
+    # a point's two neighbours (the one of an end twice): the lower and the higher id
+    points, others = edges.ravel(), edges[:, ::-1].ravel()
+    low, high = np.full(npoints, npoints), np.full(npoints, -1)
+    np.minimum.at(low, points, others)
+    np.maximum.at(high, points, others)
+    lows, highs = low.tolist(), high.tolist()
+    previous, current, last, walked = -1, int(ends[0]), int(ends[1]), 0
+    while current != last:
+        previous, current = current, highs[current] if lows[current] == previous else lows[current]
         walked += 1
     return walked == len(edges)
