@@ -122,6 +122,16 @@ CUBE_POINTS = " ".join(f"{i} {j} {k}" for i in (0, 1) for j in (0, 1) for k in (
 CUBE_TETRAHEDRA = "0 3 1 7 0 1 4 7 1 3 2 7 1 2 6 7 1 5 4 7 1 6 5 7"
 SHELL = '<elasticity young="1e4" elastic2d="bend" thickness=".01"/>'
 
+
+def _beam(cubes: int, skip: int = 0) -> str:
+    """point and element attributes of a row of unit cubes along x, six tetrahedra each (less the
+    first `skip` of them)."""
+    points = " ".join(f"{x} {y} {z}" for x in range(cubes + 1) for y in (0, 1) for z in (0, 1))
+    split = [int(i) for i in CUBE_TETRAHEDRA.split()]
+    elements = [4 * x + i for x in range(cubes) for i in split]  # point 4x + 2y + z is (x, y, z)
+    return f'point="{points}" element="{" ".join(map(str, elements[4 * skip :]))}"'
+
+
 CASES = {
     "grid 1D": '<flexcomp name="F" type="grid" count="5 1 1" spacing=".1 .1 .1" dim="1" pos="0 0 .2"/>',
     "grid 2D posed and pinned": (
@@ -178,6 +188,12 @@ CASES = {
     "direct cube, a tetrahedron twice, trilinear": (
         f'<flexcomp name="F" type="direct" point="{CUBE_POINTS}" element="{CUBE_TETRAHEDRA} 0 3 1 7" dim="3" '
         'dof="trilinear" cellcount="1 1 1"/>'
+    ),
+    "direct beam filling its cells, trilinear, clipped": (
+        f'<flexcomp name="F" type="direct" {_beam(2)} dim="3" dof="trilinear" cellcount="3 2 1" scale="1 .5 2"/>'
+    ),
+    "direct beam filling its cells, quadratic": (
+        f'<flexcomp name="F" type="direct" {_beam(2)} dim="3" dof="quadratic" cellcount="2 1 1" pos=".1 .2 .3"/>'
     ),
     "direct shell, trilinear, cells": (
         '<flexcomp name="F" type="direct" point="0 0 0 1 0 0 0 1 0 0 0 1" element="0 1 2 3" dim="3" '
@@ -589,18 +605,27 @@ PART_CUBE = (
 
 
 @pytest.mark.parametrize(
-    "case", ["direct cube filling its cell, quadratic", "direct shell, quadratic, cells", "gmsh trilinear", "part"]
+    "case",
+    [
+        "direct cube filling its cell, quadratic",
+        "direct beam filling its cells, trilinear, clipped",
+        "direct shell, quadratic, cells",
+        "gmsh trilinear",
+        "part",
+        "part beam",
+    ],
 )
 def test_interpolated_weights_noted_only_where_mujoco_fits_them(tmp_path: Path, case: str) -> None:
-    """Tetrahedra filling their one cell, and shells, get MuJoCo's full-grid weights (the CASES
-    comparison checks them): nothing is noted. Five sixths of the cube are weighed by MuJoCo's fit:
-    noted. The GMSH case's unused node widens the cell so that MuJoCo's 0.02 floor makes every
-    weight uniform, but robodesc cannot tell that apart: noted."""
+    """Tetrahedra filling their cells, and shells, get MuJoCo's full-cell weights (the CASES
+    comparison checks them): nothing is noted. Five sixths of the cube, or a beam less one
+    tetrahedron, are weighed by MuJoCo's fit: noted. The GMSH case's unused node widens the cell so
+    that MuJoCo's 0.02 floor makes every weight uniform, but robodesc cannot tell that apart: noted."""
     path = tmp_path / "model.xml"
-    path.write_text(_model(PART_CUBE if case == "part" else CASES[case]))
-    if case == "part":  # MuJoCo's trilinear weights are not uniform there
+    part_beam = f'<flexcomp name="F" type="direct" {_beam(2, skip=1)} dim="3" dof="trilinear" cellcount="3 1 1"/>'
+    path.write_text(_model({"part": PART_CUBE, "part beam": part_beam}.get(case) or CASES[case]))
+    if case.startswith("part"):  # MuJoCo's trilinear weights are not the full cells' there
         reference = mujoco.MjModel.from_xml_path(str(path))
         masses = [reference.body_mass[i] for i in range(reference.nbody) if reference.body(i).name.startswith("F_")]
         assert max(masses) > 2 * min(masses)
     notes = [d for d in robodesc.load(path).diagnostics if d.code == "not-modelled" and "'F'" in d.message]
-    assert len(notes) == (case in ("gmsh trilinear", "part"))
+    assert len(notes) == (case in ("gmsh trilinear", "part", "part beam"))

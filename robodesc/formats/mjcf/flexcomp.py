@@ -107,7 +107,7 @@ def flexcomp_bodies(
     pose = frame @ read.pose(element, element.attrib)
     points = points @ pose[:3, :3].T + pose[:3, 3]
     box = points.min(axis=0), points.max(axis=0)  # of every point, used or not (MuJoCo's order)
-    filled = _fills_its_cell(fc, points, elements, box)
+    filled = _fills_its_cells(fc, points, elements, box)
     pinned = _pinned(fc, len(points), fail)
     if fc.type in _DIRECT and elements is not None:  # points no element uses are dropped
         used = np.zeros(len(points), dtype=bool)
@@ -598,7 +598,9 @@ def _node_bodies(
     active: str | None,
 ) -> list[BodySpec]:
     """A body for every node not pinned of the grid over the points' bounding `box` (trilinear: 2
-    nodes per cell edge, quadratic: 3), with masses that add up to `mass`."""
+    nodes per cell edge, quadratic: 3), with masses that add up to `mass`: each node's full-cell
+    weights (trilinear: equal; quadratic: Simpson's) summed over its cells, as MuJoCo weighs a grid
+    or full cells; MuJoCo gives the nodes of a trilinear shell equal weights."""
     order = 1 if fc.dof == "trilinear" else 2
     cells = fc.cellcount if fc.type in _DIRECT and fc.cellcount[0] >= 0 else [1, 1, 1]
     counts = [c * order + 1 for c in cells]
@@ -615,13 +617,11 @@ def _node_bodies(
             continue
         grid = np.array([gi, gj, gk], dtype=float) / (np.array(cells, dtype=float) * order)
         position = low + grid * (high - low)
-        if order == 1:
-            weight = 1.0
-        else:
-            weight = 1.0
+        weight = 1.0
+        if order == 2 or not fc.elastic2d:  # a node's full-cell weights summed over its cells
             for g, n in zip((gi, gj, gk), counts):
                 local = g % order
-                weight *= simpson[local] * (2 if 0 < g < n - 1 and local == 0 else 1)
+                weight *= (simpson[local] if order == 2 else 1.0) * (2 if 0 < g < n - 1 and local == 0 else 1)
         placed.append((f"{fc.stem}_{gi}_{gj}_{gk}{fc.suffix}", position, weight))
     total = sum(weight for _, _, weight in placed)
     scale = fc.mass / total if total > 0 else 1.0
@@ -663,20 +663,79 @@ def _body(
     return body
 
 
-def _fills_its_cell(
+#: MuJoCo counts a cell whose elements fill this much of it as full, and gives its nodes full-cell weights.
+_FULL = 0.9999999
+
+
+def _fills_its_cells(
     fc: _Flexcomp, points: np.ndarray, elements: np.ndarray | None, box: tuple[np.ndarray, np.ndarray]
 ) -> bool:
-    """Whether the tetrahedra of an interpolated flexcomp of one cell fill its bounding box: MuJoCo
-    then counts the cell as full (its elements' volumes, orientation aside, add up to at least
-    0.9999999 of it, overlaps counted twice) and weighs the nodes as for a full grid."""
+    """Whether the tetrahedra of an interpolated flexcomp fill every cell of the grid over its
+    bounding box: MuJoCo then counts each cell as full (the volumes of the tetrahedra clipped to it,
+    orientation aside and overlaps counted twice, make at least `_FULL` of it) and weighs the nodes
+    by full-cell weights. Tetrahedra inside one cell are summed at once; the others are clipped (as
+    long as that takes time linear in the tetrahedra and cells; past that, robodesc does not decide)."""
     if fc.dof not in _INTERPOLATED or fc.type not in _DIRECT or fc.dim != 3 or elements is None:
         return False
-    if fc.cellcount[0] >= 0 and fc.cellcount != [1, 1, 1]:
+    cells = np.array(fc.cellcount if fc.cellcount[0] >= 0 else [1, 1, 1])
+    low, size = box[0], box[1] - box[0]
+    if (size <= 0).any() or (cells <= 0).any():
         return False
-    corners = points[elements]
-    edges = corners[:, 1:] - corners[:, :1]
-    volume, cell = float(np.abs(np.linalg.det(edges)).sum()) / 6, float(np.prod(box[1] - box[0]))
-    return cell > 0 and volume >= 0.9999999 * cell
+    step = size / cells
+    tets = points[elements]
+    first = np.clip(np.floor((tets.min(axis=1) - low) / step + _EPS), 0, cells - 1).astype(np.int64)
+    last = np.clip(np.ceil((tets.max(axis=1) - low) / step - _EPS) - 1, 0, cells - 1).astype(np.int64)
+    filled = np.zeros(int(np.prod(cells)))
+    volumes = _volumes(tets)
+    alone = (first == last).all(axis=1)
+    reach = np.prod(last - first + 1, axis=1)[~alone].sum()  # cells to clip against
+    if volumes.sum() < _FULL * float(np.prod(size)) or reach > 8 * (len(tets) + len(filled)):
+        return False  # too little volume; or too many large tetrahedra over many cells to clip in linear time
+    index = np.ravel_multi_index(first.T, cells)
+    np.add.at(filled, index[alone], volumes[alone])
+    for tet, start, stop in zip(tets[~alone], first[~alone], last[~alone]):
+        for cell in itertools.product(*(range(a, b + 1) for a, b in zip(start, stop))):
+            corner = low + np.array(cell) * step
+            pieces = [tet]
+            for axis in range(3):
+                pieces = _clip(pieces, axis, corner[axis], False)
+                pieces = _clip(pieces, axis, corner[axis] + step[axis], True)
+            if pieces:
+                filled[np.ravel_multi_index(cell, cells)] += _volumes(np.array(pieces)).sum()
+    return bool((filled >= _FULL * float(np.prod(step))).all())
+
+
+def _volumes(tets: np.ndarray) -> np.ndarray:
+    """The volumes of tetrahedra ((n, 4, 3) corners), orientation aside."""
+    return np.abs(np.linalg.det(tets[:, 1:] - tets[:, :1])) / 6
+
+
+def _clip(tets: list[np.ndarray], axis: int, value: float, below: bool) -> list[np.ndarray]:
+    """The parts of tetrahedra ((4, 3) corners) on one side of the plane ``x[axis] = value`` (below
+    it, or above), as tetrahedra: a corner cut off is one; a tetrahedron less a corner, or split
+    through two pairs of corners, is a prism of three."""
+    kept = []
+    for tet in tets:
+        side = (tet[:, axis] - value) * (1.0 if below else -1.0)
+        inside = side <= 0
+        count = int(inside.sum())
+        if count == 4:
+            kept.append(tet)
+            continue
+        if count == 0:
+            continue
+        ins, outs, near, far = tet[inside], tet[~inside], side[inside], side[~inside]
+        cuts = [
+            ins[a] + (outs[b] - ins[a]) * (near[a] / (near[a] - far[b])) for a in range(count) for b in range(4 - count)
+        ]
+        if count == 1:
+            kept.append(np.array([ins[0], *cuts]))
+            continue
+        bottom, top = (ins, cuts) if count == 3 else ((ins[0], cuts[0], cuts[1]), (ins[1], cuts[2], cuts[3]))
+        p0, p1, p2 = bottom
+        q0, q1, q2 = top
+        kept.extend(np.array(t) for t in ((p0, p1, p2, q0), (p1, p2, q0, q1), (p2, q0, q1, q2)))
+    return kept
 
 
 def _note_interpolated_mesh(read: Attributes, element: Element, fc: _Flexcomp, filled: bool) -> None:
@@ -685,8 +744,8 @@ def _note_interpolated_mesh(read: Attributes, element: Element, fc: _Flexcomp, f
     of the node's full-cell weight) and pins the nodes of cells it finds empty; that fit is not
     reproduced (it differs from exact integrals by about 1e-5), so robodesc places the same nodes,
     weighs them as for a full grid, and says so. MuJoCo weighs them as for a full grid too, so
-    nothing is noted, for a shell (``elastic2d``: no fit at all) and for tetrahedra that fill the
-    one cell (`filled`)."""
+    nothing is noted, for a shell (``elastic2d``: no fit at all) and for tetrahedra that fill every
+    cell (`filled`)."""
     if fc.type in _DIRECT and not fc.elastic2d and not filled:
         read.state.diagnose(
             Severity.WARNING,
