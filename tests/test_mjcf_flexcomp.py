@@ -123,6 +123,15 @@ CUBE_TETRAHEDRA = "0 3 1 7 0 1 4 7 1 3 2 7 1 2 6 7 1 5 4 7 1 6 5 7"
 SHELL = '<elasticity young="1e4" elastic2d="bend" thickness=".01"/>'
 
 
+def _l_shape() -> str:
+    """point and element attributes of three unit cubes of a 2 x 2 x 1 block (the fourth left out)."""
+    points = " ".join(f"{x} {y} {z}" for x in range(3) for y in range(3) for z in range(2))
+    split = [int(i) for i in CUBE_TETRAHEDRA.split()]  # point 4x + 2y + z of the cube is (x, y, z)
+    cubes = ((0, 0), (1, 0), (0, 1))
+    elements = [6 * (x + i // 4) + 2 * (y + i // 2 % 2) + i % 2 for x, y in cubes for i in split]
+    return f'point="{points}" element="{" ".join(map(str, elements))}"'
+
+
 def _beam(cubes: int, skip: int = 0) -> str:
     """point and element attributes of a row of unit cubes along x, six tetrahedra each (less the
     first `skip` of them)."""
@@ -194,6 +203,12 @@ CASES = {
     ),
     "direct beam filling its cells, quadratic": (
         f'<flexcomp name="F" type="direct" {_beam(2)} dim="3" dof="quadratic" cellcount="2 1 1" pos=".1 .2 .3"/>'
+    ),
+    "direct L, trilinear: an empty cell's nodes pinned": (
+        f'<flexcomp name="F" type="direct" {_l_shape()} dim="3" dof="trilinear" cellcount="2 2 1" mass="3"/>'
+    ),
+    "direct L, quadratic: an empty cell's nodes pinned": (
+        f'<flexcomp name="F" type="direct" {_l_shape()} dim="3" dof="quadratic" cellcount="2 2 1" euler="0 0 90"/>'
     ),
     "direct shell, trilinear, cells": (
         '<flexcomp name="F" type="direct" point="0 0 0 1 0 0 0 1 0 0 0 1" element="0 1 2 3" dim="3" '

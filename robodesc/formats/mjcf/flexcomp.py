@@ -107,7 +107,9 @@ def flexcomp_bodies(
     pose = frame @ read.pose(element, element.attrib)
     points = points @ pose[:3, :3].T + pose[:3, 3]
     box = points.min(axis=0), points.max(axis=0)  # of every point, used or not (MuJoCo's order)
-    filled = _fills_its_cells(fc, points, elements, box)
+    fill = _cell_fill(fc, points, elements, box)
+    # MuJoCo's node weights are full-cell weights where every cell is full or empty (and for a shell)
+    empty = fill <= _EMPTY if fill is not None and ((fill >= _FULL) | (fill <= _EMPTY)).all() else None
     pinned = _pinned(fc, len(points), fail)
     if fc.type in _DIRECT and elements is not None:  # points no element uses are dropped
         used = np.zeros(len(points), dtype=bool)
@@ -125,8 +127,8 @@ def flexcomp_bodies(
     _check_elasticity(fc, fail)
     twists = _twist_count(read, element, fc, elements, fail)
     if fc.dof in _INTERPOLATED:
-        _note_interpolated_mesh(read, element, fc, filled)
-        bodies = _node_bodies(read, element, fc, box, pinned, active)
+        _note_interpolated_mesh(read, element, fc, empty is not None)
+        bodies = _node_bodies(read, element, fc, box, pinned, None if fc.elastic2d else empty, active)
         return bodies, bool(pinned[: _node_count(fc)].any())
     bodies = _vertex_bodies(read, element, fc, points, pinned, active)
     return bodies + _twist_bodies(read, element, fc, twists, parent), bool(pinned[: len(points)].any())
@@ -595,12 +597,14 @@ def _node_bodies(
     fc: _Flexcomp,
     box: tuple[np.ndarray, np.ndarray],
     pinned: np.ndarray,
+    empty: np.ndarray | None,
     active: str | None,
 ) -> list[BodySpec]:
     """A body for every node not pinned of the grid over the points' bounding `box` (trilinear: 2
-    nodes per cell edge, quadratic: 3), with masses that add up to `mass`: each node's full-cell
-    weights (trilinear: equal; quadratic: Simpson's) summed over its cells, as MuJoCo weighs a grid
-    or full cells; MuJoCo gives the nodes of a trilinear shell equal weights."""
+    nodes per cell edge, quadratic: 3), with masses that add up to `mass`: as MuJoCo weighs a grid,
+    or cells each full or `empty` (flat, in node order), a node's full-cell weights (trilinear:
+    equal; quadratic: Simpson's) summed over its cells that are not empty; the nodes of empty cells
+    alone are pinned. MuJoCo gives the nodes of a trilinear shell equal weights."""
     order = 1 if fc.dof == "trilinear" else 2
     cells = fc.cellcount if fc.type in _DIRECT and fc.cellcount[0] >= 0 else [1, 1, 1]
     counts = [c * order + 1 for c in cells]
@@ -610,19 +614,25 @@ def _node_bodies(
             inside = 0 < gi < counts[0] - 1 and 0 < gj < counts[1] - 1 and 0 < gk < counts[2] - 1
             if inside:
                 pinned[(gi * counts[1] + gj) * counts[2] + gk] = True
-    simpson = (1 / 6, 2 / 3, 1 / 6)
+    hollow = np.zeros(cells, dtype=bool) if empty is None else empty.reshape(cells)
+    share = (0.5, 0.5) if order == 1 else (1 / 6, 2 / 3, 1 / 6)  # a cell's weight of a node, along an axis
     placed: list[tuple[str, np.ndarray, float]] = []
-    for idx, (gi, gj, gk) in enumerate(np.ndindex(*counts)):
+    for idx, node in enumerate(np.ndindex(*counts)):
         if pinned[idx]:
             continue
-        grid = np.array([gi, gj, gk], dtype=float) / (np.array(cells, dtype=float) * order)
+        around = [range(max(0, (g - 1) // order) if g else 0, min(c - 1, g // order) + 1) for g, c in zip(node, cells)]
+        weights = [
+            share[node[0] - i * order] * share[node[1] - j * order] * share[node[2] - k * order]
+            for i, j, k in itertools.product(*around)
+            if not hollow[i, j, k]
+        ]
+        if not weights:  # in empty cells alone: MuJoCo pins it
+            pinned[idx] = True
+            continue
+        grid = np.array(node, dtype=float) / (np.array(cells, dtype=float) * order)
         position = low + grid * (high - low)
-        weight = 1.0
-        if order == 2 or not fc.elastic2d:  # a node's full-cell weights summed over its cells
-            for g, n in zip((gi, gj, gk), counts):
-                local = g % order
-                weight *= (simpson[local] if order == 2 else 1.0) * (2 if 0 < g < n - 1 and local == 0 else 1)
-        placed.append((f"{fc.stem}_{gi}_{gj}_{gk}{fc.suffix}", position, weight))
+        weight = 1.0 if order == 1 and fc.elastic2d else sum(weights)
+        placed.append((f"{fc.stem}_{node[0]}_{node[1]}_{node[2]}{fc.suffix}", position, weight))
     total = sum(weight for _, _, weight in placed)
     scale = fc.mass / total if total > 0 else 1.0
     return [
@@ -663,36 +673,36 @@ def _body(
     return body
 
 
-#: MuJoCo counts a cell whose elements fill this much of it as full, and gives its nodes full-cell weights.
+#: MuJoCo counts a cell its elements fill this much of as full (its nodes get full-cell weights),
+#: and one they fill at most _EMPTY of as empty (nodes of empty cells alone are pinned).
 _FULL = 0.9999999
+_EMPTY = 1e-12
 
 
-def _fills_its_cells(
+def _cell_fill(
     fc: _Flexcomp, points: np.ndarray, elements: np.ndarray | None, box: tuple[np.ndarray, np.ndarray]
-) -> bool:
-    """Whether the tetrahedra of an interpolated flexcomp fill every cell of the grid over its
-    bounding box: MuJoCo then counts each cell as full (the volumes of the tetrahedra clipped to it,
-    orientation aside and overlaps counted twice, make at least `_FULL` of it) and weighs the nodes
-    by full-cell weights. Tetrahedra inside one cell are summed at once; the others are clipped (as
-    long as that takes time linear in the tetrahedra and cells; past that, robodesc does not decide)."""
+) -> np.ndarray | None:
+    """How much of each cell (flat, in node order) of the grid over an interpolated flexcomp's
+    bounding box its tetrahedra fill: the volumes of the tetrahedra clipped to the cell, orientation
+    aside and overlaps counted twice, over the cell's. MuJoCo counts a cell filled to `_FULL` as full
+    and one filled to at most `_EMPTY` as empty. Tetrahedra inside one cell are summed at once, the
+    others clipped; None where this does not apply, or where clipping would take more than time
+    linear in the tetrahedra and cells (robodesc then does not decide)."""
     if fc.dof not in _INTERPOLATED or fc.type not in _DIRECT or fc.dim != 3 or elements is None:
-        return False
+        return None
     cells = np.array(fc.cellcount if fc.cellcount[0] >= 0 else [1, 1, 1])
     low, size = box[0], box[1] - box[0]
     if (size <= 0).any() or (cells <= 0).any():
-        return False
+        return None
     step = size / cells
     tets = points[elements]
     first = np.clip(np.floor((tets.min(axis=1) - low) / step + _EPS), 0, cells - 1).astype(np.int64)
     last = np.clip(np.ceil((tets.max(axis=1) - low) / step - _EPS) - 1, 0, cells - 1).astype(np.int64)
     filled = np.zeros(int(np.prod(cells)))
-    volumes = _volumes(tets)
     alone = (first == last).all(axis=1)
-    reach = np.prod(last - first + 1, axis=1)[~alone].sum()  # cells to clip against
-    if volumes.sum() < _FULL * float(np.prod(size)) or reach > 8 * (len(tets) + len(filled)):
-        return False  # too little volume; or too many large tetrahedra over many cells to clip in linear time
-    index = np.ravel_multi_index(first.T, cells)
-    np.add.at(filled, index[alone], volumes[alone])
+    if np.prod(last - first + 1, axis=1)[~alone].sum() > 8 * (len(tets) + len(filled)):
+        return None  # many large tetrahedra over many cells
+    np.add.at(filled, np.ravel_multi_index(first[alone].T, cells), _volumes(tets[alone]))
     for tet, start, stop in zip(tets[~alone], first[~alone], last[~alone]):
         for cell in itertools.product(*(range(a, b + 1) for a, b in zip(start, stop))):
             corner = low + np.array(cell) * step
@@ -702,7 +712,7 @@ def _fills_its_cells(
                 pieces = _clip(pieces, axis, corner[axis] + step[axis], True)
             if pieces:
                 filled[np.ravel_multi_index(cell, cells)] += _volumes(np.array(pieces)).sum()
-    return bool((filled >= _FULL * float(np.prod(step))).all())
+    return filled / float(np.prod(step))
 
 
 def _volumes(tets: np.ndarray) -> np.ndarray:
@@ -738,15 +748,15 @@ def _clip(tets: list[np.ndarray], axis: int, value: float, below: bool) -> list[
     return kept
 
 
-def _note_interpolated_mesh(read: Attributes, element: Element, fc: _Flexcomp, filled: bool) -> None:
+def _note_interpolated_mesh(read: Attributes, element: Element, fc: _Flexcomp, decided: bool) -> None:
     """For points from a mesh, a file or written out, MuJoCo 4 weighs an interpolated flexcomp's
     nodes by a finite-cell fit of the elements clipped against each cell (per cell, at least 0.02
-    of the node's full-cell weight) and pins the nodes of cells it finds empty; that fit is not
-    reproduced (it differs from exact integrals by about 1e-5), so robodesc places the same nodes,
-    weighs them as for a full grid, and says so. MuJoCo weighs them as for a full grid too, so
-    nothing is noted, for a shell (``elastic2d``: no fit at all) and for tetrahedra that fill every
-    cell (`filled`)."""
-    if fc.type in _DIRECT and not fc.elastic2d and not filled:
+    of the node's full-cell weight) and pins the nodes of cells it finds empty. That fit is not
+    reproduced (it differs from exact integrals by about 1e-5): where it decides the weights,
+    robodesc weighs the nodes as for full cells and says so. It does not decide them for a shell
+    (``elastic2d``: no fit at all), nor for tetrahedra that fill each cell or leave it empty
+    (`decided`): there robodesc's weights and pins are MuJoCo's, and nothing is noted."""
+    if fc.type in _DIRECT and not fc.elastic2d and not decided:
         read.state.diagnose(
             Severity.WARNING,
             "not-modelled",
