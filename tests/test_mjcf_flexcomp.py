@@ -569,23 +569,20 @@ def test_twist_bodies_of_an_attached_cable_are_noted(tmp_path: Path) -> None:
     assert [d for d in model.diagnostics if d.code == "not-modelled" and "s-R_twist_0 ... s-R_twist" in d.message]
 
 
-def test_twist_bodies_of_a_cable_in_a_body_are_noted(tmp_path: Path) -> None:
-    """Inside a body MuJoCo hangs the twist bodies from the world body after that body's top-level
-    ancestor; robodesc does not make them there, and names them in its note."""
-    path = tmp_path / "model.xml"
-    path.write_text(
-        _model(
-            '<flexcomp name="R" count="4 1 1" spacing=".1 .1 .1" dim="1">'
-            '<elasticity section="box" sectionsize=".01 .02" young="1e5"/></flexcomp>'
-        )
+@pytest.mark.parametrize("depth", [1, 2])
+def test_twist_bodies_of_a_cable_in_a_body_follow_its_top_level_body(tmp_path: Path, depth: int) -> None:
+    """Inside a body MuJoCo hangs the twist bodies from the world body when it reads the flexcomp:
+    after the whole subtree of the top-level body the flexcomp is in, before the next top-level body."""
+    cable = (
+        '<flexcomp name="R" count="4 1 1" spacing=".1 .1 .1" dim="1">'
+        '<elasticity section="box" sectionsize=".01 .02" young="1e5"/></flexcomp>'
     )
-    reference = mujoco.MjModel.from_xml_path(str(path))
-    twists = [reference.body(i).name for i in range(reference.nbody) if "_twist" in reference.body(i).name]
-    assert twists == ["R_twist_0", "R_twist_1", "R_twist"]
-    model = robodesc.load(path)
-    notes = [d for d in model.diagnostics if d.code == "not-modelled" and "twist" in d.message]
-    assert len(notes) == 1 and notes[0].location.line is not None
-    assert f"3 twist bodies with a hinge each ({twists[0]} ... {twists[-1]})" in notes[0].message
+    inner = cable if depth == 1 else f'<body name="deeper" pos="0 0 .1"><geom size=".05"/>{cable}</body>'
+    xml = _model(inner).replace("</worldbody>", '<body name="next"><joint/><geom size=".1"/></body></worldbody>')
+    model = compare(tmp_path, xml, seed=depth)
+    names = list(model.bodies)
+    assert names.index("R_twist_0") > names.index("after") and names.index("R_twist") < names.index("next")
+    assert not [d for d in model.diagnostics if "twist" in d.message]
 
 
 def test_interpolated_mesh_nodes_are_placed_and_their_weights_noted(tmp_path: Path) -> None:

@@ -85,11 +85,12 @@ class _Flexcomp:
 
 def flexcomp_bodies(
     read: Attributes, element: Element, parent: BodySpec, frame: np.ndarray, active: str | None
-) -> tuple[list[BodySpec], bool]:
-    """The bodies MuJoCo adds to `parent` for the ``<flexcomp>`` `element`, and whether the flex is
+) -> tuple[list[BodySpec], bool, list[BodySpec]]:
+    """The bodies MuJoCo adds to `parent` for the ``<flexcomp>`` `element`; whether the flex is
     held by `parent` (a point or node pinned to it, or rigid): MuJoCo refuses a flex that is not when
-    a joint moves `parent` (`check_held`). `frame` is the pose of the enclosing ``<frame>``s in the
-    body, `active` the childclass in force."""
+    a joint moves `parent` (`check_held`); and the twist bodies it adds to the world body, which
+    follow the top-level body the flexcomp is in (or its vertex bodies, right in ``<worldbody>``).
+    `frame` is the pose of the enclosing ``<frame>``s in the body, `active` the childclass in force."""
     fc = _settings(read, element)
     fail = _failer(read, element)
     if parent.name.startswith("<unnamed ") or _in_replicate(read, element):
@@ -123,15 +124,15 @@ def flexcomp_bodies(
             pinned = compacted[: max(len(keep), _node_count(fc))]
     _check_flex(fc, len(points), elements, fail)
     if fc.rigid:
-        return [], True
+        return [], True, []
     _check_elasticity(fc, fail)
     twists = _twist_count(read, element, fc, elements, fail)
     if fc.dof in _INTERPOLATED:
         _note_interpolated_mesh(read, element, fc, empty is not None)
         bodies = _node_bodies(read, element, fc, box, pinned, None if fc.elastic2d else empty, active)
-        return bodies, bool(pinned[: _node_count(fc)].any())
+        return bodies, bool(pinned[: _node_count(fc)].any()), []
     bodies = _vertex_bodies(read, element, fc, points, pinned, active)
-    return bodies + _twist_bodies(read, element, fc, twists, parent), bool(pinned[: len(points)].any())
+    return bodies, bool(pinned[: len(points)].any()), _twist_bodies(read, element, fc, twists)
 
 
 def _class_at_body(read: Attributes, element: Element, active: str | None) -> str | None:
@@ -801,26 +802,25 @@ def _twist_count(read: Attributes, element: Element, fc: _Flexcomp, edges: np.nd
     return 0
 
 
-def _twist_bodies(read: Attributes, element: Element, fc: _Flexcomp, count: int, parent: BodySpec) -> list[BodySpec]:
+def _twist_bodies(read: Attributes, element: Element, fc: _Flexcomp, count: int) -> list[BodySpec]:
     """MuJoCo's `count` twist bodies (``NAME_twist_0`` ... ``NAME_twist_{count-2}``, then
     ``NAME_twist``): children of the world body at its origin, each with a hinge of its name about x
     taking the main class's joint defaults, mass 1e-9 and the polar inertia of an edge's share of
     `mass` (section circle: radius^2 / 2; box: (w^2 + h^2) / 3 of the half-widths). MuJoCo adds them
-    to the world body when it reads the flexcomp; robodesc makes them for a flexcomp written in the
-    main file's ``<worldbody>``, where they follow its vertex bodies. Inside a body they belong after
-    that body's top-level ancestor, which the body walk has not placed yet, and in an attached file
-    the attachment's frame places them but not the file's own frames, which robodesc does not tell
-    apart here: it does not make them there, and says so."""
+    to the world body when it reads the flexcomp, so they follow its vertex bodies in ``<worldbody>``,
+    or the top-level body it is in (spec.py places them). In an attached file the attachment's frame
+    places them but not the file's own frames, which robodesc does not tell apart here: it does not
+    make them there, and says so."""
     if not count:
         return []
     # made once, as MuJoCo reads the flexcomp before a <replicate> copies it: no replicate suffix
     names = [f"{fc.stem}_twist_{i}" for i in range(count - 1)] + [f"{fc.stem}_twist"]
-    if parent.name != "world" or read.scope is not read.state.prepared_main:
+    if read.scope is not read.state.prepared_main:
         read.state.diagnose(
             Severity.WARNING,
             "not-modelled",
             f"flexcomp {fc.name!r}: MuJoCo adds {count} twist bodies with a hinge each ({names[0]} ... {names[-1]}), "
-            "children of the world body; robodesc makes them only for a flexcomp in the main file's <worldbody>",
+            "children of the world body; robodesc makes them only for a flexcomp of the main file",
             read.where(element),
         )
         return []

@@ -225,3 +225,5 @@ class ModelSpec:
     referenced: set[str | None] = field(default_factory=set)  # names the model's sections use (for fusestatic)
     #: bodies of flexcomps with nothing pinned to them, each with an error located at its <flexcomp>
     unheld_flexes: list[tuple[str, Callable[[str], Exception]]] = field(default_factory=list)
+    #: twist bodies of flexcomps in a top-level body being read, for the world body once that body is
+    twist_bodies: list[BodySpec] = field(default_factory=list)

@@ -144,6 +144,9 @@ class _Walker:
             tag = child.tag
             if tag == "body":
                 items.append((yield self.body(child, body.name, frame, active)))
+                if body.name == "world":  # twist bodies of flexcomps in it follow a top-level body
+                    items.extend(self.spec.twist_bodies)
+                    self.spec.twist_bodies.clear()
             elif tag == "frame":
                 attrs = child.attrib
                 placed = frame @ read.pose(child, attrs)
@@ -174,14 +177,15 @@ class _Walker:
             elif tag == "attach":
                 yield self.attach(child, body, parent, frame)
             elif tag == "flexcomp":
-                generated_bodies, held = flexcomp_bodies(read, child, body, frame, active)
+                generated_bodies, held, twists = flexcomp_bodies(read, child, body, frame, active)
                 if not held:
                     self.spec.unheld_flexes.append((body.name, partial(read.error, InvalidValue, child)))
-                for generated in generated_bodies:
+                for generated in generated_bodies + twists:
                     for item in generated.items:
                         if isinstance(item, JointSpec):
                             item.trail = (*self.trail, id(child), item.name)
-                    items.append(generated)
+                items.extend(generated_bodies)
+                (items if body.name == "world" else self.spec.twist_bodies).extend(twists)
                 items.append(read.extra(child, body.name))  # its flex (elements, elasticity, contact) as written
             elif tag in ("camera", "light"):
                 extra = read.extra(child, body.name)
