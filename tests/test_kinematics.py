@@ -617,3 +617,27 @@ def test_poses_that_overflow_are_refused_by_name_without_numpy_warnings():
             model.forward_kinematics({"j": 1e308})
         with pytest.raises(ConfigurationError, match="configuration 1: the pose of 'b'"):
             model.forward_kinematics_batch(np.array([[0.0], [1e308]]))
+
+
+def test_batches_of_a_deep_chain_cost_in_proportion_and_agree_with_single_poses():
+    """A chain of 20,000 links: one configuration on two workers (an empty group raised IndexError),
+    an empty batch, and a batch whose poses are those of single calls (walked by pointer jumps,
+    not one numpy call per level: the depth-squared cost of a long chain)."""
+    import numpy as np
+
+    count = 20_000
+    links = "".join(f'<link name="l{i}"/>' for i in range(count))
+    joints = "".join(
+        f'<joint name="j{i}" type="continuous"><parent link="l{i}"/><child link="l{i + 1}"/>'
+        '<origin xyz="0 0 .01"/><axis xyz="0 1 0"/></joint>'
+        for i in range(count - 1)
+    )
+    model = robodesc.loads(f'<robot name="r">{links}{joints}</robot>', format="urdf")
+    q = np.random.default_rng(1).uniform(-0.01, 0.01, (3, count - 1))
+    assert model.forward_kinematics_batch(q[:0]).array.shape[0] == 0
+    assert model.forward_kinematics_batch(q[:1]).array.shape[0] == 1
+    batch = model.forward_kinematics_batch(q)
+    for row in range(3):
+        single = model.forward_kinematics(q[row])
+        assert np.allclose(batch.array[row], single.array, atol=1e-9)
+    assert model.kinematics._batch_jumps

@@ -270,6 +270,9 @@ class Kinematics:
         while np.any(pointer[:count] != none):
             self._jumps.append(pointer[:count].copy())
             pointer = pointer[pointer]
+        # A pass over a chunk costs about as much as 64 numpy calls: a deep tree (a long chain) is
+        # walked by jumps in batches too, or its cost would grow with its depth squared
+        self._batch_jumps = len(self._levels) > 64 * max(1, len(self._jumps))
 
     def _value_sources(self, bodies: list, joints: Mapping[str, Joint]) -> dict[str, Any]:
         """Where each moving joint's value comes from: (column, multiplier, offset) for one-valued
@@ -401,7 +404,8 @@ class Kinematics:
             raise ConfigurationError(f"out must be a float64 array of shape {shape}, not {out.dtype} {out.shape}")
         if not np.isfinite(q).all():
             raise ConfigurationError("joint values must be finite numbers")
-        workers = min(_cpu_count(), max(1, q.shape[0] * len(self.names) // _CHUNK_ELEMENTS))
+        # no more workers than configurations (an empty group has no rows to hand over)
+        workers = max(1, min(_cpu_count(), q.shape[0], q.shape[0] * len(self.names) // _CHUNK_ELEMENTS))
         groups = np.array_split(np.arange(q.shape[0]), workers)
         if workers > 1:  # numpy releases the GIL in its loops, so the groups run on all cores
             with ThreadPoolExecutor(workers) as pool:
@@ -485,11 +489,10 @@ class Kinematics:
                 term = pre @ _motions(joint.type, [joint], values[:, None, :])[:, 0] @ post
                 acc = term if acc is None else acc @ term
             local[:, m] = acc
-        if single:
-            chain = world[0]
-            chain[:count] = local[0]
+        if single or self._batch_jumps:
+            world[:, :count] = local
             for pointer in self._jumps:
-                chain[:count] = chain[pointer] @ chain[:count]
+                world[:, :count] = world[:, pointer] @ world[:, :count]
         else:
             for run, parents in self._levels:
                 np.matmul(world[:, parents], local[:, run], out=world[:, run])
