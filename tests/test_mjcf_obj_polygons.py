@@ -242,3 +242,26 @@ def test_a_4000_corner_face_loads_in_bounded_time(tmp_path):
     assert not worker.is_alive(), "a 4,000-corner face took more than 20 s"
     faces = result[0]
     assert faces is not None and faces.shape == (n, 3)  # the side triangles only: the face is dropped
+
+
+_TETRAHEDRON = "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nv 5 5 5\nv 6 6 6\n"
+_TETRAHEDRON_FACES = "f 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n"
+
+
+@needs_mujoco
+@pytest.mark.parametrize(
+    ("first", "second", "kept"),
+    [("g", "g", False), ("o", "g", False), ("o", "o", True), ("g", "o", True)],
+)
+def test_a_first_shape_of_lines_only_ends_as_tinyobjloader_ends_it(tmp_path, first, second, kept):
+    """Lines alone make a first shape when an object (`o`) follows, not when a group (`g`) does:
+    then the next shape's faces are the mesh; else the mesh is the lines, which MuJoCo refuses."""
+    obj = f"{_TETRAHEDRON}{first} a\nl 5 6\n{second} b\n{_TETRAHEDRON_FACES}"
+    xml = _write(tmp_path, obj)
+    if kept:
+        with pytest.raises(ValueError, match="surface area is too small"):
+            mujoco.MjModel.from_xml_path(str(xml))
+        with pytest.raises(robodesc.InvalidValue):
+            robodesc.load(str(xml))
+    else:
+        assert _assert_same_as_mujoco(xml) == 4

@@ -139,7 +139,7 @@ def _parse_obj(
     verts: list[tuple[float, float, float]] = []
     polygons: list[list[int]] = []
     segments: list[tuple[int, int, int]] = []
-    shape_started = False  # the current shape has a triangle, quad or line: tinyobjloader keeps it
+    shape_started = False  # the current shape has a triangle or quad: tinyobjloader keeps it
     first_shape_done = False
     for lineno, raw in enumerate(text.replace("\\\r\n", " ").replace("\\\n", " ").splitlines(), 1):
         line = raw.strip()
@@ -156,13 +156,15 @@ def _parse_obj(
                 ) from exc
             verts.append((xyz[0], xyz[1], xyz[2]))
         elif key in ("o", "g"):
-            if not shape_started and polygons and not first_shape_done:
-                # only polygons of 5+ corners so far: tinyobjloader keeps the shape only if they
-                # give a triangle, else the next one is the first
-                if _obj_any_triangle(polygons, verts):
+            if not shape_started and not first_shape_done:
+                # only polygons of 5+ corners and lines so far: tinyobjloader keeps the shape if the
+                # polygons give a triangle, or if it has lines and an object (not a group) ends;
+                # else the next one is the first
+                if polygons and _obj_any_triangle(polygons, verts) or key == "o" and segments:
                     shape_started = True
                 else:
                     polygons.clear()
+                    segments.clear()
             if shape_started:
                 first_shape_done = True
         elif key in ("f", "l"):
@@ -185,7 +187,6 @@ def _parse_obj(
                     )
             if key == "l":
                 if len(idx) >= 2:
-                    shape_started = True
                     if not first_shape_done:
                         # MuJoCo turns line segments into degenerate triangles (i, j, j)
                         segments.extend((idx[k], idx[k + 1], idx[k + 1]) for k in range(len(idx) - 1))
