@@ -440,6 +440,10 @@ class Values:
                 construct=f"{element.tag}/@{name}",
                 suggestion=f"give exactly {count} numbers separated by spaces",
             )
+        return self.numbers(parts, text, element, name)
+
+    def numbers(self, parts: list[str], text: str, element: Element, name: str) -> list[float]:
+        """The numbers `parts` of attribute `name` (cut from `text` by the caller)."""
         if text.isascii() and "_" not in text:  # the common case: one pass, no per-number calls
             try:
                 values = [float(p) for p in parts]

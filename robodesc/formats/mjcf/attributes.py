@@ -154,9 +154,10 @@ class Attributes:
             return default
         # a vector of N numbers is cut into at most N + 1 pieces before its count is checked (a huge
         # attribute is refused without being cut into millions of strings)
-        pieces = len(text.split(None, count)) if count is not None else None
-        if count is not None and pieces != count:
-            few = pieces is not None and pieces < count
+        parts = text.split() if count is None else text.split(None, count)
+        if count is not None and len(parts) != count:
+            pieces = len(parts)
+            few = pieces < count
             raise self.error(
                 MalformedValue,
                 element,
@@ -165,7 +166,7 @@ class Attributes:
                 construct=f"{element.tag}/@{name}",
                 suggestion=f"give exactly {count} numbers",
             )
-        return self.values_of(element).parse_vector(text, element, name, None)
+        return self.values_of(element).numbers(parts, text, element, name)
 
     def sizes(self, element: Element, attrs: dict[str, str], name: str, most: int) -> list[float]:
         """Up to `most` numbers (MuJoCo keeps its defaults for the rest)."""
