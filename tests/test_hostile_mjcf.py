@@ -84,3 +84,20 @@ def test_the_limit_is_raised_with_the_environment(tmp_path: Path, monkeypatch: p
     monkeypatch.setenv("ROBODESC_MAX_ELEMENTS", "500")
     with pytest.raises(robodesc.RobodescError, match="more than the limit of 500"):
         robodesc.load(path)
+
+
+def test_a_sub_model_file_named_by_many_assets_is_parsed_once(tmp_path: Path) -> None:
+    """20,000 <asset><model>s of one 2,000-body file: read and parsed once (20,000 parses took
+    minutes and gigabytes), and each name attaches it."""
+    bodies = "".join(f'<body name="b{k}"><geom size=".1"/></body>' for k in range(2_000))
+    (tmp_path / "arm.xml").write_text(f"<mujoco><worldbody>{bodies}</worldbody></mujoco>")
+    models = "".join(f'<model name="m{k}" file="arm.xml"/>' for k in range(20_000))
+    path = tmp_path / "scene.xml"
+    path.write_text(
+        f"<mujoco><asset>{models}</asset><worldbody>"
+        '<frame><attach model="m0" body="b1" prefix="a"/></frame>'
+        '<frame><attach model="m19999" body="b2" prefix="z"/></frame></worldbody></mujoco>'
+    )
+    outcome = bounded(lambda: sorted(robodesc.load(path).bodies), seconds=20, memory=2**30)
+    assert outcome.error is None, outcome
+    assert outcome.value == ["ab1", "world", "zb2"]

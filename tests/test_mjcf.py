@@ -515,6 +515,37 @@ def test_what_mujoco_rejects_robodesc_rejects(tmp_path, body, error):
     assert str(path) in str(info.value)
 
 
+CHECKER = 'builtin="checker" width="8" height="8" rgb1="1 1 1" rgb2="0 0 0" type="2d"'
+
+
+@pytest.mark.parametrize(
+    ("assets", "message"),
+    [
+        (f'<texture name="t" {CHECKER}/>\n<texture name="t" {CHECKER}/>', "repeated name 't' in texture"),
+        ('<texture file="a.png" type="2d"/>\n<texture file="d/a.png" type="2d"/>', "repeated name 'a' in texture"),
+        ('<material name="m"/>\n<material name="m"/>', "repeated name 'm' in material"),
+        ('<skin file="s.skn"/>\n<skin name="s" vertex="0 0 0 1 0 0 0 1 0" face="0 1 2"/>', "repeated name 's' in skin"),
+        (f'<material name="m"/><texture name="t" {CHECKER}/>\n<material name="m"/><texture name="t" {CHECKER}/>',
+         "repeated name 'm' in material"),
+    ],
+)
+def test_repeated_asset_names_are_refused_at_the_second_as_mujoco_does(assets, message):
+    """Textures and skins are named from their file as meshes are; the first repeat in document
+    order is the one MuJoCo reports, at its line."""
+    text = f"<mujoco><asset>{assets}</asset><worldbody/></mujoco>"
+    with pytest.raises(ValueError, match=message):
+        mujoco.MjSpec.from_string(text)
+    with pytest.raises(DuplicateName, match=message) as info:
+        robodesc.loads(text, format="mjcf")
+    assert info.value.location.line == 2
+
+
+def test_unnamed_materials_and_textures_may_repeat():
+    text = f"<mujoco><asset><material/><material/><texture {CHECKER}/><texture {CHECKER}/></asset><worldbody/></mujoco>"
+    mujoco.MjSpec.from_string(text)
+    assert robodesc.loads(text, format="mjcf").bodies
+
+
 def test_range_without_limited_when_autolimits_is_off(tmp_path):
     text = (
         '<mujoco><compiler autolimits="false"/><worldbody><body><joint range="-1 1"/><geom size="1"/></body>'

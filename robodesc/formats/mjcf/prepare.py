@@ -254,6 +254,8 @@ def _assets(read: Attributes, scope: FileScope, element: Element) -> None:
                 color=np.array(rgba) if rgba else None,
                 texture=attrs.get("texture"),
             )
+            if name:
+                read.unique(child, name, "material", scope.materials)
             if name is not None:  # geoms refer to materials by name: an unnamed one is never used
                 scope.materials[name] = material
             if name:
@@ -263,6 +265,13 @@ def _assets(read: Attributes, scope: FileScope, element: Element) -> None:
         else:  # texture, hfield, skin, ...: kept as written
             if tag == "hfield":  # and read: a scene draws it
                 _hfield(read, scope, child)
+            elif tag in ("texture", "skin"):  # named as meshes are, and as uniquely
+                file = child.get("file")
+                name = child.get("name") or (os.path.splitext(os.path.basename(file))[0] if file else None)
+                if name:
+                    taken = scope.kept_names.setdefault(tag, set())
+                    read.unique(child, name, tag, taken)
+                    taken.add(name)
             scope.extras.append(read.extra(child, None))
 
 
@@ -363,12 +372,14 @@ def _submodel(read: Attributes, scope: FileScope, element: Element) -> None:
             suggestion='write <model name="arm" file="arm.xml"/>',
         )
     path = asset_path(read, file, "assetdir", element)
-    try:
-        data = read.state.context.read(path, what="model file", location=read.where(element), construct=file)
-    except OSError:
-        raise ResourceNotFound(
-            f"model file {file!r} cannot be read", tried=[path], location=read.where(element), construct=file
-        ) from None
-    with named_at(read.where(element)):
-        document = parse_xml(data, path)
+    document = read.state.submodel_files.get(path)
+    if document is None:
+        try:
+            data = read.state.context.read(path, what="model file", location=read.where(element), construct=file)
+        except OSError:
+            raise ResourceNotFound(
+                f"model file {file!r} cannot be read", tried=[path], location=read.where(element), construct=file
+            ) from None
+        with named_at(read.where(element)):
+            document = read.state.submodel_files[path] = parse_xml(data, path)
     scope.submodels[name or document.root.get("model") or ""] = document  # unnamed: the file's own model name

@@ -49,6 +49,7 @@ class FileScope:
     submodels: dict[str, Document] = field(default_factory=dict)  # <asset><model>s, by name
     model_materials: dict[str, Material] = field(default_factory=dict)  # named ones, by (prefixed) model name
     extras: list[Extra] = field(default_factory=list)  # assets kept as written (textures, height fields, ...)
+    kept_names: dict[str, set[str]] = field(default_factory=dict)  # names of textures and skins, by tag
 
 
 @dataclass
@@ -59,6 +60,8 @@ class LoadState:
     owners: dict[int, Values] = field(default_factory=dict)  # spliced element id -> the Values of its file
     included: set[str] = field(default_factory=set)  # every included file, once
     prepared: dict[int, FileScope] = field(default_factory=dict)  # sub-model documents (by id) prepared
+    #: sub-model files parsed, by path: a file named by many <asset><model>s is read and parsed once
+    submodel_files: dict[str, Document] = field(default_factory=dict)
     #: (sub-model file, what) being attached, outermost first (a dict: in order, and found at once)
     attaching: dict[tuple[str, str], None] = field(default_factory=dict)
     attached: set[int] = field(default_factory=set)  # <attach> elements whose keyframes were taken
