@@ -17,8 +17,9 @@ a worker process. What counts as a finding:
   time allows (the seed's own time scaled by how much larger the mutant is: a file repeated
   20,000 times may take 20,000 times as long), up to a minute; the worker's stack at that moment
   is dumped (faulthandler) to say where;
-* memory: the worker's peak resident memory passes --memory MiB (the worker restarts after each
-  such case, so the peak is that case's), or a MemoryError under the address-space cap;
+* memory: the worker's peak resident memory during the case passes --memory MiB (the peak is
+  reset before each case; the worker restarts after such a case), or a MemoryError under the
+  address-space cap;
 * warning: a warning that escaped from numpy or Python (not robodesc's own diagnostics).
 
 Findings are grouped by kind, exception type and innermost robodesc frame; the smallest mutant of
@@ -348,8 +349,32 @@ def run_case(text: str, fmt: str, base_dir: str, search_paths: list[str]) -> dic
             "where": f"{os.path.basename(w.filename)}:{w.lineno}",
             "message": str(w.message)[:300],
         }
-    result["rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    result["rss_mib"] = _peak_mib()
     return result
+
+
+def _reset_peak() -> None:
+    """Start measuring this process's peak memory afresh (Linux: clear_refs 5 resets VmHWM).
+
+    ru_maxrss cannot be reset, and a spawned worker inherits the fuzzer's own high-water mark
+    across exec: one large mutant built by the fuzzer flagged every later case as a memory finding."""
+    try:
+        with open("/proc/self/clear_refs", "w") as handle:
+            handle.write("5")
+    except OSError:
+        pass
+
+
+def _peak_mib() -> float:
+    """Peak resident memory since `_reset_peak` (VmHWM), else the process's ru_maxrss."""
+    try:
+        with open("/proc/self/status") as handle:
+            for line in handle:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def worker(conn: Connection, cap_mib: int, dump_path: str) -> None:
@@ -365,6 +390,7 @@ def worker(conn: Connection, cap_mib: int, dump_path: str) -> None:
             case = conn.recv()
         except EOFError:
             return
+        _reset_peak()
         conn.send(run_case(*case))
 
 

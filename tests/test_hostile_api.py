@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from fuzz_descriptions import fuzz, report
+from fuzz_descriptions import Runner, fuzz, report
 
 import robodesc
 from robodesc import ConfigurationError, InvalidArgument, RobodescError
@@ -141,6 +141,22 @@ def test_a_batch_too_big_for_memory_is_refused_before_allocating_naming_its_size
         arm.forward_kinematics_batch(positions)
     assert "1,000,000,000,000 configurations" in str(info.value) and "GiB" in str(info.value)
     assert isinstance(info.value, RobodescError) and not isinstance(info.value, MemoryError)
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/clear_refs"), reason="per-case peaks need Linux")
+def test_the_fuzz_worker_measures_each_cases_own_peak_memory(tmp_path: Path):
+    """A spawned worker inherits its parent's ru_maxrss across exec: after the fuzzer had held one
+    large mutant, every case was a "memory" finding. The worker measures each case's own peak, so a
+    small case after a large one is small again."""
+    ballast = np.ones(600 * 2**20 // 8)  # this process's peak passes 600 MiB
+    large = URDF.replace("<link", f"<!-- {'x' * 300 * 2**20} --><link")  # 300 MiB held by the worker
+    runner = Runner(memory_mib=1024, cap_mib=4096)
+    try:
+        peaks = [runner.run((text, "urdf", str(tmp_path), []), timeout=120)["rss_mib"] for text in (URDF, large, URDF)]
+    finally:
+        runner.stop()
+        del ballast
+    assert peaks[0] < 300 and peaks[1] > 300 and peaks[2] < 300, peaks
 
 
 @pytest.mark.fuzz

@@ -11,7 +11,7 @@ from test_hostile_files import bounded
 
 import robodesc
 
-HUGE = "1 " * 20_000_000  # 40 MB: past MAX_ATTRIBUTE_BYTES
+HUGE = "1 " * 20_000_000  # 40 MB: past MAX_TOKEN_BYTES
 
 
 @pytest.mark.parametrize(
@@ -20,12 +20,16 @@ HUGE = "1 " * 20_000_000  # 40 MB: past MAX_ATTRIBUTE_BYTES
         ("mjcf", '<mujoco>\n<worldbody><body name="b" pos="{}"><geom size="1"/></body></worldbody></mujoco>'),
         ("urdf", '<robot name="r">\n<link name="a"><visual><origin xyz="{}"/></visual></link></robot>'),
         ("sdf", '<sdf version="1.9">\n<model name="m"><link name="l" x="{}"/></model></sdf>'),
+        ("urdf", '<robot name="r">\n<!-- {} --><link name="a"/></robot>'),  # a comment
+        ("urdf", '<robot name="r">\n<?pi {} ?><link name="a"/></robot>'),  # a processing instruction
+        ("sdf", '<sdf version="1.9">\n<model{} name="m"><link name="l"/></model></sdf>'),  # spaces in a tag
     ],
 )
-def test_an_attribute_longer_than_robodesc_reads_is_refused_before_parsing(tmp_path: Path, fmt: str, text: str) -> None:
-    """expat rescans a long attribute with each 1 MiB piece it is handed (quadratic time): refused first."""
+def test_a_token_longer_than_robodesc_reads_is_refused_while_parsing(tmp_path: Path, fmt: str, text: str) -> None:
+    """expat rescans an unfinished token with each 1 MiB piece it is handed (quadratic time): one
+    past 32 MiB is refused as soon as it is that long, at the line where it begins."""
     path = tmp_path / f"huge.{'xml' if fmt == 'mjcf' else fmt}"
-    path.write_text(text.format(HUGE))
+    path.write_text(text.format(HUGE.replace("1", " ") if "<model{}" in text else HUGE))
     outcome = bounded(lambda: robodesc.load(path), seconds=20, memory=2 * 2**30)
     assert outcome.error == "XMLSyntaxError", outcome
     assert "longer than 32 MiB" in outcome.message and outcome.line == 2

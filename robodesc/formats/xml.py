@@ -172,7 +172,17 @@ def _expat(data: _Mended, source: str | None, start: Any, end: Any = None, text:
     parser.EndElementHandler = end
     parser.CharacterDataHandler = text
     try:
-        parser.Parse(data.data, True)
+        view = data.data
+        for at in range(0, len(view), _PIECE):
+            parser.Parse(view[at : at + _PIECE], False)
+            if at + _PIECE - parser.CurrentByteIndex > MAX_TOKEN_BYTES:  # where the unfinished token began
+                raise XMLSyntaxError(
+                    f"one tag, comment or other piece of markup is longer than {MAX_TOKEN_BYTES // 2**20} MiB,"
+                    " more than robodesc reads",
+                    location=Location(file=source, line=parser.CurrentLineNumber + data.lines),
+                    suggestion="keep large data in a file (a mesh or height-field file) instead of an attribute",
+                )
+        parser.Parse(b"", True)
     except DefusedXmlException as exc:
         raise UnsafeXML(
             f"refused to parse: {type(exc).__name__} ({exc})",
@@ -276,25 +286,15 @@ def _deeper_than(root: Element, limit: int) -> Element | None:
     return None
 
 
-#: An attribute value may be this long. pyexpat hands expat 1 MiB at a time, and expat (before 2.6)
-#: scans a token again from its start with each piece, so an attribute takes time growing with the
-#: square of its length (80 MB: 7 s, 256 MB: over a minute); a longer one is refused before parsing.
-#: No description needs one: inline mesh or height-field data of a million numbers is under 10 MB.
-MAX_ATTRIBUTE_BYTES = 32 * 1024 * 1024
-_LONG_ATTRIBUTE = re.compile(rb"""=[ \t\r\n]*(?:"[^"]{%d}|'[^']{%d})""" % (MAX_ATTRIBUTE_BYTES, MAX_ATTRIBUTE_BYTES))
-
-
-def _refuse_long_attributes(data: bytes, source: str | None) -> None:
-    """Refuse an attribute value longer than MAX_ATTRIBUTE_BYTES, at its line, in one linear scan."""
-    if len(data) <= MAX_ATTRIBUTE_BYTES:
-        return
-    found = _LONG_ATTRIBUTE.search(data)
-    if found is not None:
-        raise XMLSyntaxError(
-            f"an attribute value is longer than {MAX_ATTRIBUTE_BYTES // (1024 * 1024)} MiB, more than robodesc reads",
-            location=Location(file=source, line=data.count(b"\n", 0, found.start()) + 1),
-            suggestion="keep large data in a file (a mesh or height-field file) instead of an attribute",
-        )
+#: One piece of markup (a tag with its attributes, a comment, a CDATA section, a processing
+#: instruction, a DOCTYPE) may be this long. pyexpat hands expat 1 MiB at a time, and expat (before
+#: 2.6) scans an unfinished token again from its start with each piece, so a long one takes time
+#: growing with the square of its length (80 MB: 7 s, 256 MB: over a minute). `_expat` feeds the
+#: pieces itself and refuses a token still unfinished this far from its start, at its line, having
+#: spent at most the time of this length. No description needs more: inline mesh or height-field
+#: data of a million numbers is under 10 MB.
+MAX_TOKEN_BYTES = 32 * 1024 * 1024
+_PIECE = 1024 * 1024  # what pyexpat hands expat at a time
 
 
 def parse_xml(data: bytes | str, source: str | None = None) -> Document:
@@ -305,7 +305,6 @@ def parse_xml(data: bytes | str, source: str | None = None) -> Document:
         raise MissingRootElement(
             "the file is empty", location=Location(file=source), suggestion="check that the right file was given"
         )
-    _refuse_long_attributes(data, source)
     mended = _as_tinyxml2_reads(data)
     builder = TreeBuilder()  # the C implementation: no Python call per element
     _expat(mended, source, builder.start, builder.end, builder.data)
