@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import copy
 import faulthandler
+import gc
 import json
 import multiprocessing
 import os
@@ -390,6 +391,7 @@ def worker(conn: Connection, cap_mib: int, dump_path: str) -> None:
             case = conn.recv()
         except EOFError:
             return
+        gc.collect()  # what the last case left in reference cycles, freed before the peak is reset
         _reset_peak()
         conn.send(run_case(*case))
 

@@ -4,6 +4,7 @@ never a stray exception. Each load runs in a forked child with a time and memory
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 import pytest
@@ -34,6 +35,25 @@ def test_a_token_longer_than_robodesc_reads_is_refused_while_parsing(tmp_path: P
     assert outcome.error == "XMLSyntaxError", outcome
     assert "longer than 32 MiB" in outcome.message and outcome.line == 2
     assert len(outcome.message) < 500
+
+
+def test_nothing_of_a_load_waits_for_the_cyclic_collector() -> None:
+    """The expat parser (holding expat's buffer: 32 MiB and more after a refused token) and the load's
+    context are freed when the load ends, not when Python's cyclic collector next runs."""
+    robodesc.loads('<robot name="r"><link name="a"/></robot>', format="urdf")  # imports done
+    gc.collect()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        with pytest.raises(robodesc.XMLSyntaxError):
+            robodesc.loads(f'<robot name="r"><!-- {"x" * 40 * 2**20} --><link name="a"/></robot>', format="urdf")
+        robodesc.loads('<robot name="r"><link name="a"/><link name="b"/><joint name="j" type="fixed">'
+                       '<parent link="a"/><child link="b"/></joint></robot>', format="urdf")
+        gc.collect()
+        left = sorted({type(thing).__name__ for thing in gc.garbage})
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+    assert left == [], left
 
 
 def test_a_long_vector_where_three_numbers_go_is_refused_with_an_excerpt(tmp_path: Path) -> None:

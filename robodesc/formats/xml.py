@@ -161,11 +161,29 @@ def _as_tinyxml2_reads(data: bytes) -> _Mended:
     return _Mended(mended, lines, columns)
 
 
+@contextmanager
+def _defused_parser() -> Iterator[Any]:
+    """An expat parser with defusedxml's handlers installed (they refuse entities and external
+    references), let go of on exit.
+
+    defusedxml's driver and its parser refer to each other (the driver's methods are the parser's
+    handlers). Left so, the parser, with the tree builder its handlers feed and expat's buffer,
+    lives until Python's cyclic collector runs; after a refused 32 MiB token that is 700 MB."""
+    driver = DefusedExpatParser()
+    driver.reset()
+    try:
+        yield driver._parser
+    finally:
+        driver._parser = None
+
+
 def _expat(data: _Mended, source: str | None, start: Any, end: Any = None, text: Any = None) -> None:
     """Run defusedxml's expat driver over `data` with the given element handlers."""
-    driver = DefusedExpatParser()  # installs the handlers that refuse entities and external references
-    driver.reset()
-    parser = driver._parser
+    with _defused_parser() as parser:
+        _run_expat(parser, data, source, start, end, text)
+
+
+def _run_expat(parser: Any, data: _Mended, source: str | None, start: Any, end: Any, text: Any) -> None:
     parser.buffer_text = True
     parser.specified_attributes = True  # a DTD's <!ATTLIST> defaults are not applied, as in TinyXML2
     parser.StartElementHandler = start
@@ -216,17 +234,11 @@ class Document:
     def line_of(self, element: Element) -> int | None:
         if self._lines is None:
             lines: list[int] = []
-            parser_holder: list[Any] = []
-
-            def start(name: str, attrs: dict) -> None:
-                lines.append(parser_holder[0].CurrentLineNumber + shift)
-
-            driver = DefusedExpatParser()
-            driver.reset()
-            parser_holder.append(driver._parser)
-            driver._parser.StartElementHandler = start
             shift = self._data.lines
-            driver._parser.Parse(self._data.data, True)
+            with _defused_parser() as parser:
+                parser.StartElementHandler = lambda name, attrs: lines.append(parser.CurrentLineNumber + shift)
+                parser.Parse(self._data.data, True)
+                parser.StartElementHandler = None  # the handler refers to the parser
             self._lines = {id(el): line for el, line in zip(self._elements, lines)}
         return self._lines.get(id(element))
 

@@ -423,6 +423,7 @@ class Registry:
         base_dir = os.path.dirname(os.path.abspath(source)) if source else os.getcwd()
         if context is None:
             context = self.new_context(source, base_dir, search_paths, excluded, confine)
+            return self._read_own(spec, data, context, excluded)
         return self._read(spec, data, context, excluded)
 
     def loads(
@@ -447,7 +448,7 @@ class Registry:
         excluded = self._excluded(disable_plugins)
         spec = self._spec(format, None, data, excluded)
         base = os.path.abspath(path_argument(base_dir, "base_dir")) if base_dir is not None else os.getcwd()
-        return self._read(spec, data, self.new_context(None, base, search_paths, excluded, confine), excluded)
+        return self._read_own(spec, data, self.new_context(None, base, search_paths, excluded, confine), excluded)
 
     def _spec(self, format: str | None, source: str | None, data: bytes, excluded: frozenset[str]) -> FormatSpec:
         if format is not None:
@@ -478,6 +479,15 @@ class Registry:
         if flag_argument(confine, "confine"):
             context.confine()
         return context
+
+    def _read_own(self, spec: FormatSpec, data: bytes, context: LoadContext, excluded: frozenset[str]) -> Model:
+        """`_read` with a context made for this load. Its `load_file` refers to the context itself:
+        let go afterwards, so the context (and the files it cached) are freed when the load ends,
+        not when Python's cyclic collector next runs."""
+        try:
+            return self._read(spec, data, context, excluded)
+        finally:
+            context.load_file = None
 
     def _read(self, spec: FormatSpec, data: bytes, context: LoadContext, excluded: frozenset[str]) -> Model:
         if spec.read is None:
