@@ -415,6 +415,21 @@ class Values:
             return default
         return self.parse_number(text, element, name)
 
+    def numbers_of(self, element: Element, names: tuple[str, ...]) -> list[float]:
+        """`[self.number(element, name) for name in names]`, every attribute required: in one pass when all
+        are there and plain; otherwise name by name, so that the first fault is the one reported."""
+        attrib = element.attrib
+        try:
+            texts = [attrib[name] for name in names]
+            joined = "".join(texts)
+            if joined.isascii() and "_" not in joined:
+                values = list(map(float, texts))
+                if math.isfinite(sum(values)):
+                    return values
+        except (KeyError, ValueError):
+            pass
+        return [self.number(element, name) for name in names]
+
     def parse_number(self, text: str, element: Element, name: str) -> float:
         """A finite decimal number; Python-only spellings (1_000, nan, inf, non-ASCII digits) are refused."""
         try:
@@ -436,6 +451,16 @@ class Values:
             if default is MissingAttribute:
                 self.required(element, name)
             return default
+        # the common case in one call (vectors are read for nearly every element); anything else
+        # (a wrong count, a non-ASCII digit, a value past float) is worked out by `parse_vector`
+        parts = text.split(None, count)
+        if len(parts) == count and text.isascii() and "_" not in text:
+            try:
+                values = list(map(float, parts))
+                if math.isfinite(sum(values)):
+                    return values
+            except ValueError:
+                pass
         return self.parse_vector(text, element, name, count)
 
     def parse_vector(self, text: str, element: Element, name: str, count: int | None) -> list[float]:

@@ -466,12 +466,11 @@ class Registry:
         """The context of a top-level load; with `confine`, confined to `base_dir` and the search
         paths (see `LoadContext.confine`)."""
         folders = paths_argument(search_paths, "search_paths")
-        resolve = self._hook("robodesc_resolve_uri", excluded)
         context = LoadContext(
             source=source,
             base_dir=base_dir,
             search_paths=folders,
-            resolver=lambda uri, ctx: resolve(uri=uri, context=ctx),
+            resolver=self._resolver(excluded),
         )
         context.load_file = lambda path, format=None: self.load(
             path, format=format, context=_child(context, path), disable_plugins=excluded
@@ -479,6 +478,18 @@ class Registry:
         if flag_argument(confine, "confine"):
             context.confine()
         return context
+
+    def _resolver(self, excluded: frozenset[str]) -> Callable[[str, LoadContext], str | None]:
+        """How a load asks the `robodesc_resolve_uri` hook for a path. With one implementation and no
+        wrappers (the built-in resolver, unless a plugin adds its own), its guarded function is called
+        directly: the same function pluggy would call, with the same guard, without pluggy's dispatch
+        on every mesh of a robot."""
+        hook = self._hook("robodesc_resolve_uri", excluded)
+        impls = hook.get_hookimpls()
+        plain = len(impls) == 1 and not (impls[0].wrapper or impls[0].hookwrapper)
+        if plain and impls[0].argnames == ("uri", "context"):
+            return impls[0].function  # guarded(uri, context), as pluggy calls it
+        return lambda uri, context: hook(uri=uri, context=context)
 
     def _read_own(self, spec: FormatSpec, data: bytes, context: LoadContext, excluded: frozenset[str]) -> Model:
         """`_read` with a context made for this load. Its `load_file` refers to the context itself:

@@ -58,6 +58,12 @@ JOINT_TYPES = {
 #: MAJOR.MINOR as urdfdom reads it: ASCII digits only (not "1.²"), never more than an unsigned long holds
 _VERSION = re.compile(r"\s*\+?0*([0-9]{1,9})\.0*([0-9]{1,9})")
 _ZERO3 = (0.0, 0.0, 0.0)
+#: `pose_from_xyz_rpy(xyz, (0, 0, 0))` with its translation left out, bit for bit (its -sin(pitch) is
+#: -0.0): most origins turn nothing, and a copy of this with xyz filled in costs a fraction of the trig
+_UNTURNED = pose_from_xyz_rpy(_ZERO3, _ZERO3)
+_UNTURNED.flags.writeable = False
+_ONES3 = np.ones(3)
+_ONES3.flags.writeable = False
 _MISSING_INERTIAL_FIX = {
     "<mass>": 'add <mass value="..."/>',
     "<inertia>": 'add <inertia ixx="" ixy="" ixz="" iyy="" iyz="" izz=""/>',
@@ -104,8 +110,8 @@ class _UrdfReader:
         # visual materials, resolved once all links are read: (body, shape, its inline material, <material>)
         self._visual_materials: list[tuple[Body, Shape, Material, Element]] = []
         self._material_locations: dict[str, Location] = {}  # robot-level materials, for `robodesc check`
-        # where a joint's <parent>, <child> and <mimic> are, so that errors about them point there
-        self._joint_parts: dict[str, dict[str, Location]] = {}
+        # each joint's element, so that errors about its <parent>, <child> and <mimic> point at them
+        self._joint_parts: dict[str, Element] = {}
         #: (parent tag, tag) of unknown elements -> [index of the one diagnostic about them, how many there are]
         self._unknown: dict[tuple[str, str], list[int]] = {}
 
@@ -114,7 +120,12 @@ class _UrdfReader:
         """The 4x4 pose of an <origin> element (identity when absent)."""
         if element is None:
             return IDENTITY.copy()
-        return pose_from_xyz_rpy(*self._xyz_rpy(element))
+        xyz, rpy = self._xyz_rpy(element)
+        if rpy is _ZERO3 or (not any(rpy) and sum(map(math.copysign, (1.0, 1.0, 1.0), rpy)) == 3.0):  # no -0.0
+            pose = _UNTURNED.copy()
+            pose[:3, 3] = xyz
+            return pose
+        return pose_from_xyz_rpy(xyz, rpy)
 
     def _xyz_rpy(self, element: Element) -> tuple[list[float] | tuple, list[float] | tuple]:
         """The xyz and rpy of an <origin> element, each defaulting to zeros."""
@@ -254,7 +265,9 @@ class _UrdfReader:
 
     def _part(self, joint: Joint, tag: str) -> Location:
         """Where the joint's `<tag>` (parent, child, mimic) is; the joint's own location without one."""
-        return self._joint_parts.get(joint.name, {}).get(tag) or joint.location
+        element = self._joint_parts.get(joint.name)
+        part = element.find(tag) if element is not None else None
+        return self.values.where(part) if part is not None else joint.location
 
     def _check_version(self, root: Element) -> None:
         """urdfdom accepts only version="1.0" (written as major.minor) when the attribute is given."""
@@ -398,7 +411,7 @@ class _UrdfReader:
             )
             return None
         mass = v.number(mass_el, "value")
-        ixx, ixy, ixz, iyy, iyz, izz = [v.number(inertia_el, k) for k in _INERTIA_KEYS]
+        ixx, ixy, ixz, iyy, iyz, izz = v.numbers_of(inertia_el, _INERTIA_KEYS)
         tensor = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
         origin = element.find("origin")
         xyz, rpy = self._xyz_rpy(origin) if origin is not None else (_ZERO3, _ZERO3)
@@ -477,7 +490,7 @@ class _UrdfReader:
             )
             return None
         scale = v.vector(element, "scale", 3, None)
-        mesh = Mesh(uri=uri, scale=np.array(scale) if scale is not None else np.ones(3))
+        mesh = Mesh(uri=uri, scale=np.array(scale) if scale is not None else _ONES3.copy())
         mesh.path, mesh.tried = self.context.resolve(uri, v.where(element))
         if mesh.path is None:
             self.model.diagnose(
@@ -503,11 +516,7 @@ class _UrdfReader:
             origin=self._pose(element.find("origin")),
             location=self.values.where(element),
         )
-        self._joint_parts[name] = {
-            tag: self.values.where(part)
-            for tag in ("parent", "child", "mimic")
-            if (part := element.find(tag)) is not None
-        }
+        self._joint_parts[name] = element
         self._joint_axis(joint, element)
         self._joint_limits(joint, element)
         self._joint_dynamics_and_mimic(joint, element)
