@@ -1,49 +1,77 @@
-"""What every benchmark here shares: the timing rule (the fastest of several runs after a warm-up)
-and the command line that measures each robot and prints one table of times and ratios."""
+"""What every benchmark here shares: the timing rule and where the robots are found.
+
+The rule is the fastest of several runs after a warm-up, taken round-robin when several contenders
+are compared: on a shared machine the slower runs only measure what else was running, and
+alternating the contenders puts a burst of someone else's work on all of them alike instead of on
+whichever happened to be timed at that moment.
+"""
 
 from __future__ import annotations
 
-import argparse
-import json
+import os
+import sys
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
-
-#: (figure, seconds, ratio text) rows of one robot's results
-Rows = list[tuple[str, float, str]]
 
 
 def best(func: Callable[[], object], repeats: int = 20, warm_up: bool = True) -> float:
-    """The fastest of `repeats` runs of `func`, in seconds. The minimum, not the mean: on a shared
-    machine the other runs only measure what else was running."""
-    if warm_up:
-        func()
-    times = []
-    for _ in range(repeats):
+    """The fastest of `repeats` runs of `func`, in seconds."""
+    return compare({"f": func}, repeats, warm_up=warm_up)["f"]
+
+
+def compare(
+    funcs: Mapping[str, Callable[[], object]],
+    repeats: int = 7,
+    budget: float = 4.0,
+    warm_up: bool = True,
+    errors: dict[str, BaseException] | None = None,
+) -> dict[str, float]:
+    """The fastest run of each contender, in seconds, the contenders taken in turn round after round.
+
+    The warm-up run also estimates each contender's cost: a contender gets no more rounds than fit
+    in `budget` seconds (but at least one), so a slow pure-Python loop does not make the whole run
+    last minutes while a fast call still gets every round. Without warm-up the first run counts.
+    With `errors`, a contender whose first run raises is left out and its exception kept there
+    (one library failing on one robot should not cost the other figures).
+    """
+    times: dict[str, list[float]] = {name: [] for name in funcs}
+    rounds: dict[str, int] = {}
+    for name, func in funcs.items():
         start = time.perf_counter()
-        func()
-        times.append(time.perf_counter() - start)
-    return min(times)
+        try:
+            func()
+        except Exception as error:
+            if errors is None:
+                raise
+            errors[name] = error
+            continue
+        first = time.perf_counter() - start
+        if not warm_up:
+            times[name].append(first)
+        rounds[name] = max(1, min(repeats, int(budget / max(first, 1e-9))))
+    for r in range(max(rounds.values(), default=0)):
+        for name, func in funcs.items():
+            if r < rounds.get(name, 0) - (0 if warm_up else 1):
+                start = time.perf_counter()
+                func()
+                times[name].append(time.perf_counter() - start)
+    return {name: min(t) for name, t in times.items() if t}
 
 
-def run_table(
-    doc: str | None,
-    robots: Mapping[str, Path],
-    measure: Callable[[Path], dict[str, Any]],
-    rows: Callable[[dict[str, Any]], Rows],
-    width: int = 46,
-) -> int:
-    """Measure every robot, print its rows (figure, time, ratio), and with --json FILE keep the figures."""
-    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--json", type=Path, help="also write the raw figures here")
-    args = parser.parse_args()
-    results = {}
-    print(f"{'robot':26} {'figure':{width}} {'time':>10} {'ratio':>26}")
-    for label, path in robots.items():
-        r = results[label] = measure(path)
-        for name, seconds, ratio in rows(r):
-            print(f"{label:26} {name:{width}} {seconds * 1e3:9.3f}ms {ratio:>26}")
-    if args.json:
-        args.json.write_text(json.dumps(results, indent=1))
-    return 0
+def robots_root() -> Path | None:
+    """example-robot-data's robots folder (installed by the `bench` extra), or None."""
+    try:
+        import example_robot_data  # noqa: F401 - only to find its files
+    except ImportError:
+        pass
+    for entry in map(Path, sys.path):
+        candidate = entry / "cmeel.prefix" / "share" / "example-robot-data" / "robots"
+        if candidate.is_dir():
+            return candidate
+    return None
+
+
+def corpus_root() -> Path:
+    """The reference corpus: $ROBODESC_CORPUS, else the shared folder's copy."""
+    return Path(os.environ.get("ROBODESC_CORPUS") or "/work/shared/corpus")

@@ -1,6 +1,6 @@
 """Headless pictures of mesh-heavy robots: robodesc's numpy rasteriser, per frame at 800x600.
 
-    ROBODESC_CORPUS=../shared/corpus python benchmarks/bench_render.py   # add --json FILE to keep the numbers
+    ROBODESC_CORPUS=/work/shared/corpus python benchmarks/run.py --only render   # measured and tabled by run.py
 
 Robots from the reference corpus ($ROBODESC_CORPUS, else /work/shared/corpus): Unitree H1 and the
 Shadow Hand from MuJoCo Menagerie (MJCF, OBJ meshes), Franka Panda (URDF, COLLADA meshes with
@@ -19,12 +19,10 @@ one process (timing.best).
 
 from __future__ import annotations
 
-import os
-import sys
 from pathlib import Path
 
 import numpy as np
-from timing import Rows, best, run_table
+from timing import best
 
 ROBOTS = {
     "unitree_h1 (MJCF, OBJ)": "mjcf/mujoco_menagerie/unitree_h1/h1.xml",
@@ -33,10 +31,6 @@ ROBOTS = {
     "talos_reduced (URDF, STL)": "urdf/example-robot-data/robots/talos_data/robots/talos_reduced.urdf",
 }
 SIZE = (800, 600)
-
-
-def corpus_root() -> Path:
-    return Path(os.environ.get("ROBODESC_CORPUS") or "/work/shared/corpus")
 
 
 def measure(path: Path) -> dict[str, float]:
@@ -55,34 +49,3 @@ def measure(path: Path) -> dict[str, float]:
     out["scene_and_render"] = best(lambda: render(model, q, size=SIZE), 5)
     out["cold"] = best(lambda: render(robodesc.load(path), size=SIZE), 2, warm_up=False)
     return out
-
-
-def rows(r: dict) -> Rows:
-    """One robot's figures: its size, then the time of each way of drawing it."""
-    tri = r["triangles"]
-    return [
-        ("triangles / shapes", 0.0, f"{int(tri):,} / {int(r['shapes'])}"),
-        ("render_scene, 2x supersampled (default)", r["render_aa"], f"{tri / r['render_aa'] / 1e6:.2f} M tri/s"),
-        ("render_scene, antialias=False", r["render_plain"], f"{tri / r['render_plain'] / 1e6:.2f} M tri/s"),
-        ("render(model, q): new scene + picture", r["scene_and_render"], ""),
-        ("cold: load, read meshes, picture", r["cold"], ""),
-    ]
-
-
-def main() -> int:
-    root = corpus_root()
-    robots = {}
-    for label, rel in ROBOTS.items():
-        path = root / rel
-        if path.is_file():
-            robots[label] = path
-        else:
-            print(f"left out {label}: {path} not found (set ROBODESC_CORPUS to the reference corpus)")
-    if not robots:
-        print("no robot of the benchmark was found: nothing to measure")
-        return 0
-    return run_table(__doc__, robots, measure, rows, 42)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,10 +1,10 @@
 """Scene building and re-posing on mesh-heavy URDFs: robodesc against yourdfpy, reported as ratios.
 
-    pip install -e ".[bench]"           # yourdfpy, example-robot-data
-    python benchmarks/bench_scene.py    # add --json FILE to keep the numbers
+    pip install -e ".[bench]"                       # yourdfpy, example-robot-data
+    python benchmarks/run.py --only scene           # measured and tabled by run.py
 
 Robots: TALOS (60 links, 52 STL visuals) and TIAGo dual (130 links, 111 mesh visuals) from the
-example-robot-data wheel, found as bench_urdf.py finds them. Every figure is the best of several
+example-robot-data wheel (timing.robots_root). Every figure is the best of several
 repeats in one process (timing.best), so the ratios are what to compare.
 
 * cold scene: read the URDF and every mesh file, build the scene:
@@ -19,12 +19,10 @@ repeats in one process (timing.best), so the ratios are what to compare.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import numpy as np
-from bench_urdf import ROBOTS, robots_root
-from timing import Rows, best, run_table
+from timing import best
 
 
 def measure(path: Path) -> dict[str, float]:
@@ -51,32 +49,3 @@ def measure(path: Path) -> dict[str, float]:
     out["shapes"] = len(scene.graph.nodes_geometry)
     out["shapes_yourdfpy"] = len(urdf.scene.graph.nodes_geometry)
     return out
-
-
-def rows(r: dict) -> Rows:
-    """One robot's figures as table rows, each slower loader's time with its ratio to robodesc's."""
-    return [
-        ("shapes in the scene (robodesc / yourdfpy)", 0.0, f"{r['shapes']} / {r['shapes_yourdfpy']}"),
-        ("cold scene: robodesc load + scene()", r["cold_robodesc"], ""),
-        (
-            "cold scene: yourdfpy load(load_meshes) + scene",
-            r["cold_yourdfpy"],
-            f"robodesc {r['cold_yourdfpy'] / r['cold_robodesc']:.2f}x as fast",
-        ),
-        ("warm scene: robodesc scene(q), meshes cached", r["warm_robodesc"], ""),
-        ("re-pose: robodesc update_scene", r["repose_robodesc"], ""),
-        (
-            "re-pose: yourdfpy update_cfg",
-            r["repose_yourdfpy"],
-            f"robodesc {r['repose_yourdfpy'] / r['repose_robodesc']:.2f}x as fast",
-        ),
-    ]
-
-
-def main() -> int:
-    root = robots_root()
-    return run_table(__doc__, {label: root / rel for label, rel in ROBOTS.items()}, measure, rows, 48)
-
-
-if __name__ == "__main__":
-    sys.exit(main())
