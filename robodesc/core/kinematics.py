@@ -16,6 +16,8 @@ evaluated with a fixed number of numpy calls, never a Python loop over configura
 from __future__ import annotations
 
 import os
+import threading
+from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from math import cos as math_cos
@@ -24,9 +26,16 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .arguments import kind, name_argument
-from .errors import ConfigurationError, InvalidArgument, InvalidTree, UnresolvedReference, did_you_mean
-from .model import JointType
+from .arguments import kind, name_argument, names_argument
+from .errors import (
+    ConfigurationError,
+    InvalidArgument,
+    InvalidTree,
+    MissingDependency,
+    UnresolvedReference,
+    did_you_mean,
+)
+from .model import JOINT_DOF, JointType
 from .transforms import invert_pose, skew
 
 if TYPE_CHECKING:
@@ -34,6 +43,8 @@ if TYPE_CHECKING:
 
 _CHUNK_ELEMENTS = 1 << 14  # bodies x configurations evaluated per pass: keeps work arrays in cache
 _LINEAR_TYPES = (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC, JointType.SCREW)
+_IDENTITY = np.eye(4)
+_IDENTITY.flags.writeable = False
 
 
 class Poses(Mapping):
@@ -156,6 +167,78 @@ def _motions(kind: JointType, joints: Sequence[Joint], values: np.ndarray) -> np
     return out
 
 
+_BACKENDS = ("auto", "numpy", "numba")
+_PLAN_CACHE = 32  # sub-plans kept per model, by requested names (least recently used dropped first)
+_NUMBERS = (float, int, bool, np.float64)  # joint values taken as they are, without a numpy conversion
+
+
+class _Plan:
+    """One compiled evaluation: the moving bodies it walks and the rows it writes.
+
+    The moving bodies are closed under ancestors and sorted by depth (parents first), so a batch
+    walks them one contiguous level at a time. Row r of the result is either a moving body's world
+    pose (`direct`) or a moving anchor's world pose times a constant (`fixed`: static bodies,
+    frames). The full model is one plan; `bodies=` compiles a smaller one from it, with the same
+    products in the same order, so both give the same poses.
+    """
+
+    def __init__(
+        self,
+        basis: np.ndarray,
+        src: np.ndarray,
+        mult: np.ndarray,
+        off: np.ndarray,
+        special: list[tuple[int, list[tuple[Joint, np.ndarray, np.ndarray, Any]]]],
+        parents: np.ndarray,
+        direct: tuple[Any, Any],
+        fixed: tuple[Any, np.ndarray, np.ndarray],
+        rows: int,
+        batch_jumps: bool | None = None,
+    ) -> None:
+        self.basis, self.src, self.mult, self.off, self.special = basis, src, mult, off, special
+        self.parents = parents
+        self.count = len(parents)
+        self.direct, self.fixed, self.rows = direct, fixed, rows
+        self.levels, self.jumps = _walk(parents)
+        # A pass over a chunk costs about as much as 64 numpy calls: a deep tree (a long chain) is
+        # walked by jumps in batches too, or its cost would grow with its depth squared. A sub-plan
+        # walks as the full plan does, so that it computes the very same products.
+        self.batch_jumps = len(self.levels) > 64 * max(1, len(self.jumps)) if batch_jumps is None else batch_jumps
+        self._kernel: tuple | None = None
+
+    def kernel_arrays(self) -> tuple:
+        """The plan as the flat arrays the compiled kernel reads (built on first use)."""
+        if self._kernel is None:
+            from .kernel import pack
+
+            self._kernel = pack(self)
+        return self._kernel
+
+
+def _walk(parents: np.ndarray) -> tuple[list[tuple[slice, np.ndarray]], list[tuple[int, np.ndarray]]]:
+    """How a moving tree is walked: one product per level for batches (levels are contiguous, as
+    moving bodies are sorted by depth), ancestor-pointer jumps for one configuration: after jump k
+    a body holds the product of its 2**(k+1) nearest local poses."""
+    count = none = len(parents)
+    depth = np.zeros(count + 1, dtype=int)
+    for m, p in enumerate(parents.tolist()):  # parents come first: one pass
+        depth[m] = depth[p] + 1 if p != none else 0
+    depth = depth[:count]
+    levels = []
+    if count:
+        starts = np.flatnonzero(np.diff(depth, prepend=-1))
+        for first, last in zip(starts.tolist(), [*starts[1:].tolist(), count]):
+            levels.append((slice(first, last), parents[first:last]))
+    # jump k moves the bodies at depth 2**k and more, a suffix of the (depth-sorted) moving bodies
+    jumps: list[tuple[int, np.ndarray]] = []
+    pointer = np.append(parents, none)
+    while np.any(pointer[:count] != none):
+        first = int(np.argmax(pointer[:count] != none))
+        jumps.append((first, pointer[first:count].copy()))
+        pointer = pointer[pointer]
+    return levels, jumps
+
+
 class Kinematics:
     """The compiled kinematic tree of one model.
 
@@ -167,6 +250,9 @@ class Kinematics:
     Bodies that no joint moves are folded away: each is its nearest moving ancestor (its
     "anchor") times a constant pose, and that constant is also folded into the local pose of
     moving bodies below it. Only the moving bodies form the tree that is walked.
+
+    `backend` says what evaluates poses when asked for "auto": "numba" (the compiled kernel of
+    the `robodesc[fast]` extra) when numba can be imported, else "numpy". Both give the same poses.
     """
 
     def __init__(self, model: Model) -> None:
@@ -174,7 +260,7 @@ class Kinematics:
         tree = _by_depth(list(model.bodies.values()))
         self._lay_out(tree, joints)
         source = self._value_sources(tree, joints)
-        moving_joints = {b.name: [joints[j] for j in b.joints if joints[j].dof > 0] for b in tree}
+        moving_joints = {b.name: [joints[j] for j in b.joints if JOINT_DOF[joints[j].type] > 0] for b in tree}
         anchor, prefix = _anchors(model, tree, moving_joints)
         moving = _by_anchor_depth([b for b in tree if moving_joints[b.name]], anchor)
         static = [b for b in tree if not moving_joints[b.name]]
@@ -187,22 +273,58 @@ class Kinematics:
         for name, k in self._frames.items():
             self._index.setdefault(name, k)
         position = {b.name: i for i, b in enumerate(moving)}
-        none = len(moving)  # index of the identity that stands for "no moving anchor"
-        self._compile_moving(moving, moving_joints, prefix, source)
+        count = none = len(moving)  # index of the identity that stands for "no moving anchor"
+        basis, src, mult, off, special = self._compile_moving(moving, moving_joints, prefix, source)
 
         # Static bodies and frames: world[anchor] @ constant.
-        def fixed(body_name: str, pose: np.ndarray) -> tuple[int, np.ndarray]:
-            if moving_joints[body_name]:
-                return position[body_name], np.asarray(pose, dtype=float)
-            constant = prefix[body_name] @ np.asarray(model.bodies[body_name].pose, dtype=float) @ pose
-            return (position[anchor[body_name]] if anchor[body_name] else none), constant
-
-        attached = [fixed(b.name, np.eye(4)) for b in static]
-        attached += [fixed(f.body, f.pose) for f in model.frames.values()]
-        self._fixed_anchor = np.array([a for a, _ in attached], dtype=int)
-        self._fixed_pose = np.array([c for _, c in attached], dtype=float).reshape(-1, 4, 4)
+        anchors: list[int] = []
+        constants: list[np.ndarray] = []
+        for b in static:
+            up = anchor[b.name]
+            anchors.append(position[up] if up else none)
+            constants.append(prefix[b.name] @ np.asarray(b.pose, dtype=float))
+        for f in model.frames.values():
+            if moving_joints[f.body]:
+                anchors.append(position[f.body])
+                constants.append(np.asarray(f.pose, dtype=float))
+            else:
+                up = anchor[f.body]
+                anchors.append(position[up] if up else none)
+                constants.append(prefix[f.body] @ np.asarray(model.bodies[f.body].pose, dtype=float) @ f.pose)
+        fixed_anchor = np.array(anchors, dtype=int)
+        fixed_pose = np.array(constants, dtype=float).reshape(-1, 4, 4)
         parents = np.array([position[anchor[b.name]] if anchor[b.name] else none for b in moving], dtype=int)
-        self._plan_walk(parents)
+        self._plan = _Plan(
+            basis,
+            src,
+            mult,
+            off,
+            special,
+            parents,
+            (slice(0, count), slice(0, count)),
+            (slice(count, len(self.names)), fixed_anchor, fixed_pose),
+            len(self.names),
+        )
+        self._plans: OrderedDict[tuple, tuple[_Plan, list[str], dict[str, int], dict[str, int]]] = OrderedDict()
+        self._lock = threading.Lock()
+        # single values of one-value joints go straight into a list (no numpy call per joint)
+        self._scalar_start = {name: sl.start for name, sl in self.layout.items() if sl.stop - sl.start == 1}
+        self._reference_list = self.reference.tolist()
+
+    # the arrays the evaluation reads, named as before sub-plans existed
+    @property
+    def _basis(self) -> np.ndarray:
+        return self._plan.basis
+
+    @property
+    def _batch_jumps(self) -> bool:
+        return self._plan.batch_jumps
+
+    @property
+    def backend(self) -> str:
+        """What `backend="auto"` evaluates with: "numba" when the `robodesc[fast]` extra (numba) can
+        be imported, else "numpy"."""
+        return "numba" if _kernel_module() is not None else "numpy"
 
     def _lay_out(self, tree: list, joints: Mapping[str, Joint]) -> None:
         """The configuration vector: the joints that take a value, in tree order, and their reference."""
@@ -213,15 +335,19 @@ class Kinematics:
         for body in tree:
             for jname in body.joints:
                 joint = joints[jname]
-                if joint.dof == 0 or joint.mimic is not None:
+                dof = joint.dof
+                if dof == 0 or joint.mimic is not None:
                     self._ignored.add(jname)
                     continue
                 start = len(reference)
-                reference.extend(reference_value(joint).tolist())
-                self.layout[jname] = slice(start, start + joint.dof)
+                if dof == 1:  # nearly all joints: no numpy call per joint
+                    reference.append(_reference_scalar(joint))
+                else:
+                    reference.extend(reference_value(joint).tolist())
+                self.layout[jname] = slice(start, start + dof)
                 self.joint_names.append(jname)
         self.nq = len(reference)
-        self.reference = np.array(reference)
+        self.reference = np.array(reference, dtype=float)
         self._ignored |= set(joints) - set(self.layout)  # joints off the tree (loop closures) take no value
 
     def _compile_moving(
@@ -230,49 +356,36 @@ class Kinematics:
         moving_joints: Mapping[str, list[Joint]],
         prefix: Mapping[str, np.ndarray],
         source: Mapping[str, Any],
-    ) -> None:
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list]:
         """Moving bodies: four coefficient matrices of their local pose (prefix folded in), or the
-        terms of a chain of joints ("special")."""
+        terms of a chain of joints ("special"). The one-joint bodies, nearly all, are compiled
+        together in a few batched numpy calls (see `_linear_bases`)."""
         count = len(moving)
-        self._basis = np.zeros((count, 4, 16))
-        self._src = np.full(count, self.nq)  # column nq of the extended values is always 0
-        self._mult = np.zeros(count)
-        self._off = np.zeros(count)
-        self._special: list[tuple[int, list[tuple[Joint, np.ndarray, np.ndarray, Any]]]] = []
+        basis = np.zeros((count, 4, 16))
+        src = np.full(count, self.nq)  # column nq of the extended values is always 0
+        mult = np.zeros(count)
+        off = np.zeros(count)
+        special: list[tuple[int, list[tuple[Joint, np.ndarray, np.ndarray, Any]]]] = []
+        linear: list[int] = []
         for m, body in enumerate(moving):
-            chain, before = moving_joints[body.name], prefix[body.name]
+            chain = moving_joints[body.name]
             if len(chain) == 1 and chain[0].type in _LINEAR_TYPES:
-                self._src[m], self._mult[m], self._off[m] = source[chain[0].name]
-                self._basis[m] = (before @ _linear_basis(chain[0], body.pose).reshape(4, 4, 4)).reshape(4, 16)
+                linear.append(m)
+                src[m], mult[m], off[m] = source[chain[0].name]
                 continue
             terms = []
             for joint in chain:
                 origin = np.asarray(joint.origin, dtype=float)
                 motion = _motions(joint.type, [joint], reference_value(joint).reshape(1, 1, -1))[0, 0]
                 terms.append([joint, origin @ np.linalg.inv(motion), invert_pose(origin), source[joint.name]])
-            terms[0][1] = before @ terms[0][1]
+            terms[0][1] = prefix[body.name] @ terms[0][1]
             terms[-1][2] = terms[-1][2] @ body.pose
-            self._special.append((m, [tuple(t) for t in terms]))
-
-    def _plan_walk(self, parents: np.ndarray) -> None:
-        """How the moving tree is walked: one product per level for batches (levels are contiguous, as
-        moving bodies are sorted by depth), ancestor-pointer jumps for one configuration."""
-        count = none = len(parents)
-        depth = np.zeros(count, dtype=int)
-        for m in range(count):
-            depth[m] = depth[parents[m]] + 1 if parents[m] != none else 0
-        self._levels = []
-        for d in range(int(depth.max(initial=-1)) + 1):
-            members = np.nonzero(depth == d)[0]
-            self._levels.append((slice(int(members[0]), int(members[-1]) + 1), parents[members]))
-        self._jumps: list[np.ndarray] = []
-        pointer = np.append(parents, none)
-        while np.any(pointer[:count] != none):
-            self._jumps.append(pointer[:count].copy())
-            pointer = pointer[pointer]
-        # A pass over a chunk costs about as much as 64 numpy calls: a deep tree (a long chain) is
-        # walked by jumps in batches too, or its cost would grow with its depth squared
-        self._batch_jumps = len(self._levels) > 64 * max(1, len(self._jumps))
+            special.append((m, [(t[0], t[1], t[2], t[3]) for t in terms]))
+        if linear:
+            bodies = [moving[m] for m in linear]
+            chains = [moving_joints[b.name][0] for b in bodies]
+            basis[linear] = _linear_bases(chains, bodies, [prefix[b.name] for b in bodies])
+        return basis, src, mult, off, special
 
     def _value_sources(self, bodies: list, joints: Mapping[str, Joint]) -> dict[str, Any]:
         """Where each moving joint's value comes from: (column, multiplier, offset) for one-valued
@@ -328,16 +441,23 @@ class Kinematics:
             if q.shape != (self.nq,):
                 raise ConfigurationError(f"expected a configuration vector of length {self.nq}, got shape {q.shape}")
             return q
-        q = self.reference.copy()
+        values = self._reference_list.copy()
+        scalar = self._scalar_start
         for name, value in positions.items():
+            # a plain number for a one-value joint goes straight in: np.asarray per joint cost more
+            # than the whole evaluation; anything else (lists, arrays, bad keys) takes the checks below
+            start = scalar.get(name) if type(name) is str else None
+            if start is not None and type(value) in _NUMBERS:
+                values[start] = value
+                continue
             sl = self._slice(name)
             if sl is None:
                 continue
             v = _floats(value, f"joint {name!r}").reshape(-1)
             if v.size != sl.stop - sl.start:
                 raise ConfigurationError(f"joint {name!r} takes {sl.stop - sl.start} value(s), got {v.size}")
-            q[sl] = v
-        return q
+            values[sl] = v.tolist()
+        return np.array(values, dtype=float)
 
     def _slice(self, name: str) -> slice | None:
         """The columns of joint `name`, None for a joint without a value of its own (fixed, mimic)."""
@@ -377,128 +497,296 @@ class Kinematics:
             q[:, sl] = v
         return q
 
-    # -- evaluation -----------------------------------------------------------------------------
-    # -- evaluation -----------------------------------------------------------------------------
-    def forward(self, positions: Mapping[str, Any] | Sequence[float] | np.ndarray | None = None) -> Poses:
-        q = self.vector(positions)
-        if not np.isfinite(q).all():
-            raise ConfigurationError("joint values must be finite numbers")
-        out = np.empty((1, len(self.names), 4, 4))
-        with np.errstate(all="ignore"):  # an overflow is refused below, by name, not as a numpy warning
-            self._evaluate(q[None, :], out, self._workspace(1), single=True)
-        self._check_finite(out)
-        return Poses(self.names, self._index, out[0], self._frames)
+    # -- what to compute -----------------------------------------------------------------------
+    def plan(
+        self, bodies: Sequence[str] | None = None, frames: Sequence[str] | None = None
+    ) -> tuple[_Plan, list[str], dict[str, int], dict[str, int]]:
+        """The plan computing `bodies` (each resolved as `Poses[name]`: the body of that name, else the
+        frame) and `frames` (each resolved as `Poses.frame(name)`), in that order; the whole model
+        when both are None. Sub-plans are kept, by the names asked, in a small cache."""
+        if bodies is None and frames is None:
+            return self._plan, self.names, self._index, self._frames
+        if isinstance(bodies, np.ndarray) and bodies.dtype.kind not in "US":
+            raise InvalidArgument(
+                f"bodies must be a list of body or frame names (str), not a {bodies.dtype} array",
+                construct="bodies",
+                suggestion="pass the array to fill by keyword: out=...",
+            )
+        wanted = () if bodies is None else tuple(names_argument(bodies, "bodies", "body or frame names"))
+        wanted_frames = () if frames is None else tuple(names_argument(frames, "frames", "frame names"))
+        key = (wanted, wanted_frames)
+        with self._lock:
+            found = self._plans.get(key)
+            if found is not None:
+                self._plans.move_to_end(key)
+                return found
+        rows: list[int] = []
+        for name in wanted:
+            k = self._index.get(name)
+            if k is None:
+                raise UnresolvedReference(
+                    f"no body or frame named {name!r}", construct=name, suggestion=did_you_mean(name, self._index)
+                )
+            rows.append(k)
+        for name in wanted_frames:
+            k = self._frames.get(name)
+            if k is None:
+                raise UnresolvedReference(
+                    f"no frame named {name!r}", construct=name, suggestion=did_you_mean(name, self._frames)
+                )
+            rows.append(k)
+        found = (self._subplan(rows), [*wanted, *wanted_frames], {}, {})
+        first_frame = len(self.body_names)
+        for r, name in enumerate(wanted):
+            found[2].setdefault(name, r)
+            if rows[r] >= first_frame:  # no body has this name: it is the frame's
+                found[3].setdefault(name, r)
+        for r, name in enumerate(wanted_frames, start=len(wanted)):
+            found[3].setdefault(name, r)
+            found[2].setdefault(name, r)
+        with self._lock:
+            self._plans[key] = found
+            while len(self._plans) > _PLAN_CACHE:
+                self._plans.popitem(last=False)
+        return found
 
-    def forward_batch(self, positions: Mapping[str, Any] | np.ndarray, out: np.ndarray | None = None) -> Poses:
+    def _subplan(self, rows: list[int]) -> _Plan:
+        """The plan that writes the full plan's `rows`, in that order, walking only their moving
+        ancestors."""
+        full = self._plan
+        none = full.count
+        parents = full.parents.tolist()
+        fixed_anchor = full.fixed[1]
+        needed: set[int] = set()
+        for k in rows:
+            m = k if k < none else int(fixed_anchor[k - none])
+            while m != none and m not in needed:
+                needed.add(m)
+                m = parents[m]
+        keep = np.array(sorted(needed), dtype=int)  # sorted: parents first, levels contiguous
+        remap = np.full(none + 1, len(keep))
+        remap[keep] = np.arange(len(keep))
+        direct = [(r, k) for r, k in enumerate(rows) if k < none]
+        fixed = [(r, k - none) for r, k in enumerate(rows) if k >= none]
+        return _Plan(
+            full.basis[keep],
+            full.src[keep],
+            full.mult[keep],
+            full.off[keep],
+            [(int(remap[m]), terms) for m, terms in full.special if m in needed],
+            remap[full.parents[keep]],
+            (np.array([r for r, _ in direct], dtype=int), remap[np.array([k for _, k in direct], dtype=int)]),
+            (
+                np.array([r for r, _ in fixed], dtype=int),
+                remap[fixed_anchor[np.array([f for _, f in fixed], dtype=int)]],
+                full.fixed[2][np.array([f for _, f in fixed], dtype=int)].reshape(-1, 4, 4),
+            ),
+            len(rows),
+            batch_jumps=full.batch_jumps,
+        )
+
+    # -- evaluation -----------------------------------------------------------------------------
+    def forward(
+        self,
+        positions: Mapping[str, Any] | Sequence[float] | np.ndarray | None = None,
+        bodies: Sequence[str] | None = None,
+        frames: Sequence[str] | None = None,
+        backend: str = "auto",
+    ) -> Poses:
+        """Poses at one configuration: of every body and frame, or of `bodies` and `frames` only."""
+        kernel = _kernel_for(backend)
+        plan, names, index, frame_rows = self.plan(bodies, frames)
+        q = self.vector(positions)
+        out = np.empty((1, plan.rows, 4, 4))
+        if kernel is not None:
+            self._run_kernel(kernel, plan, q[None, :], out, names)
+        else:
+            if not np.isfinite(q).all():
+                raise ConfigurationError("joint values must be finite numbers")
+            with np.errstate(all="ignore"):  # an overflow is refused below, by name, not as a numpy warning
+                _evaluate(plan, q[None, :], out, _workspace(plan, 1, self.nq), single=True)
+            self._check_finite(out, names)
+        return Poses(names, index, out[0], frame_rows)
+
+    def forward_batch(
+        self,
+        positions: Mapping[str, Any] | np.ndarray,
+        out: np.ndarray | None = None,
+        bodies: Sequence[str] | None = None,
+        frames: Sequence[str] | None = None,
+        backend: str = "auto",
+    ) -> Poses:
         """Poses at N configurations. `out`, an (N, K, 4, 4) float array, is filled if given."""
+        kernel = _kernel_for(backend)
         if out is not None and not isinstance(out, np.ndarray):
             raise InvalidArgument(f"out must be a numpy array (float64) or None, not {kind(out)}", construct="out")
         if out is not None and not out.flags.writeable:
             raise InvalidArgument("out must be a writeable array; this one is read-only", construct="out")
+        plan, names, index, frame_rows = self.plan(bodies, frames)
         q = self.matrix(positions)
-        shape = (q.shape[0], len(self.names), 4, 4)
+        shape = (q.shape[0], plan.rows, 4, 4)
         if out is None:
-            self._check_batch_size(q.shape[0])
+            self._check_batch_size(q.shape[0], plan.rows)
             out = np.empty(shape)
         elif out.shape != shape or out.dtype != np.float64:
             raise ConfigurationError(f"out must be a float64 array of shape {shape}, not {out.dtype} {out.shape}")
+        if kernel is not None:
+            self._run_kernel(kernel, plan, q, out, names)
+            return Poses(names, index, out, frame_rows)
         if not np.isfinite(q).all():
             raise ConfigurationError("joint values must be finite numbers")
         # no more workers than configurations (an empty group has no rows to hand over)
-        workers = max(1, min(_cpu_count(), q.shape[0], q.shape[0] * len(self.names) // _CHUNK_ELEMENTS))
+        workers = max(1, min(_cpu_count(), q.shape[0], q.shape[0] * max(plan.rows, plan.count) // _CHUNK_ELEMENTS))
         groups = np.array_split(np.arange(q.shape[0]), workers)
         if workers > 1:  # numpy releases the GIL in its loops, so the groups run on all cores
             with ThreadPoolExecutor(workers) as pool:
-                list(pool.map(lambda rows: self._evaluate_rows(q, out, rows[0], rows[-1] + 1), groups))
+                list(pool.map(lambda rows: self._evaluate_rows(plan, q, out, rows[0], rows[-1] + 1), groups))
         elif q.shape[0]:
-            self._evaluate_rows(q, out, 0, q.shape[0])
-        self._check_finite(out)
-        return Poses(self.names, self._index, out, self._frames)
+            self._evaluate_rows(plan, q, out, 0, q.shape[0])
+        self._check_finite(out, names)
+        return Poses(names, index, out, frame_rows)
 
-    def _check_finite(self, out: np.ndarray) -> None:
+    def _run_kernel(self, kernel: Any, plan: _Plan, q: np.ndarray, out: np.ndarray, names: list[str]) -> None:
+        """Evaluate with the compiled kernel, which checks values and poses as it goes and reports
+        what it found rather than raising: the errors are the numpy path's, word for word."""
+        status = kernel.forward(q if q.flags.c_contiguous else np.ascontiguousarray(q), out, *plan.kernel_arrays())
+        if status == kernel.NOT_FINITE:
+            raise ConfigurationError("joint values must be finite numbers")
+        if status == kernel.ZERO_QUATERNION:
+            raise ConfigurationError("a ball or floating joint was given a zero quaternion")
+        if status == kernel.OVERFLOW:
+            self._check_finite(out, names)
+
+    def _check_finite(self, out: np.ndarray, names: list[str]) -> None:
         """Refuse poses that overflowed (joint values or offsets near 1e308). Finite joint values give
         finite rotations, so only the positions need looking at."""
-        bad = ~np.isfinite(out[..., :3, 3]).all(axis=-1)
+        positions = out[..., :3, 3]
+        if np.isfinite(positions).all():
+            return
+        bad = ~np.isfinite(positions).all(axis=-1)
         if bad.any():
             row, body = (int(i[0]) for i in np.nonzero(bad))
             where = f"configuration {row}: " if out.shape[0] > 1 else ""
             raise ConfigurationError(
-                f"{where}the pose of {self.names[body]!r} is not finite: these joint values (with the "
+                f"{where}the pose of {names[body]!r} is not finite: these joint values (with the "
                 "model's offsets) are too large to compose",
-                construct=self.names[body],
+                construct=names[body],
                 suggestion="give joint values of a physical size",
             )
 
-    def _check_batch_size(self, count: int) -> None:
+    def _check_batch_size(self, count: int, rows: int | None = None) -> None:
         """Refuse, before allocating anything, a batch whose poses and configurations would not fit
         in this machine's memory: numpy would fail late with a bare MemoryError, or the system would
         start swapping or kill the process part-way through."""
-        needed = count * (len(self.names) * 16 + self.nq + 1) * 8  # poses, configurations (float64)
+        rows = len(self.names) if rows is None else rows
+        needed = count * (rows * 16 + self.nq + 1) * 8  # poses, configurations (float64)
         available = _memory_bytes()
         if available is not None and needed > available:
             raise ConfigurationError(
                 f"a batch of {count:,} configurations needs {needed / 2**30:,.1f} GiB for its configurations and "
-                f"poses ({len(self.names)} bodies and frames, 4x4 float64 each), more than this machine's "
+                f"poses ({rows} bodies and frames, 4x4 float64 each), more than this machine's "
                 f"{available / 2**30:,.1f} GiB of memory",
                 construct="positions",
                 suggestion="evaluate the configurations in smaller batches, reusing one array with out=",
             )
 
-    def _evaluate_rows(self, q: np.ndarray, out: np.ndarray, start: int, stop: int) -> None:
+    def _evaluate_rows(self, plan: _Plan, q: np.ndarray, out: np.ndarray, start: int, stop: int) -> None:
         """Rows start:stop of a batch, in chunks small enough to stay in cache, reusing one workspace."""
-        step = max(1, _CHUNK_ELEMENTS // max(1, len(self.names)))
+        step = max(1, _CHUNK_ELEMENTS // max(1, plan.rows, plan.count))
         workspace = None
         for first in range(start, stop, step):
             last = min(stop, first + step)
             if workspace is None or len(workspace[0]) != last - first:
-                workspace = self._workspace(last - first)
+                workspace = _workspace(plan, last - first, self.nq)
             with np.errstate(all="ignore"):  # an overflow is refused by the caller, by name
-                self._evaluate(q[first:last], out[first:last], workspace)
+                _evaluate(plan, q[first:last], out[first:last], workspace)
 
-    def _workspace(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Scratch arrays for n configurations, allocated once and reused chunk after chunk
-        (fresh large arrays each chunk would cost a page fault per 4 KiB)."""
-        count = len(self._basis)
-        qext = np.zeros((n, self.nq + 1))  # the last column stays 0: the value of "no joint"
-        coef = np.empty((n, count, 1, 4))
-        coef[..., 0, 0] = 1.0
-        local = np.empty((n, count, 1, 16))
-        world = np.empty((n, count + 1, 4, 4))
-        world[:, count] = np.eye(4)  # index `count` stands for "no moving anchor"
-        return qext, coef, local, world
 
-    def _evaluate(self, q: np.ndarray, out: np.ndarray, workspace: tuple, single: bool = False) -> None:
-        """World poses of every body and frame for configurations q (n, nq), written into out."""
-        qext, coef, local, world = workspace
-        count = len(self._basis)
-        qext[:, : self.nq] = q
-        qb = qext[:, self._src] * self._mult + self._off
-        np.sin(qb, out=coef[..., 0, 1])
-        np.cos(qb, out=coef[..., 0, 2])
-        np.subtract(1.0, coef[..., 0, 2], out=coef[..., 0, 2])
-        coef[..., 0, 3] = qb
-        np.matmul(coef, self._basis, out=local)
-        local = local.reshape(len(q), count, 4, 4)
-        for m, terms in self._special:
-            acc = None
-            for joint, pre, post, src in terms:
-                if isinstance(src, slice):
-                    values = qext[:, src]
-                else:
-                    values = (qext[:, src[0]] * src[1] + src[2])[:, None]
-                term = pre @ _motions(joint.type, [joint], values[:, None, :])[:, 0] @ post
-                acc = term if acc is None else acc @ term
-            local[:, m] = acc
-        if single or self._batch_jumps:
-            world[:, :count] = local
-            for pointer in self._jumps:
-                world[:, :count] = world[:, pointer] @ world[:, :count]
+def _workspace(plan: _Plan, n: int, nq: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Scratch arrays for n configurations, allocated once and reused chunk after chunk
+    (fresh large arrays each chunk would cost a page fault per 4 KiB)."""
+    count = plan.count
+    qext = np.zeros((n, nq + 1))  # the last column stays 0: the value of "no joint"
+    coef = np.empty((n, count, 1, 4))
+    coef[..., 0, 0] = 1.0
+    local = np.empty((n, count, 1, 16))
+    world = np.empty((n, count + 1, 4, 4))
+    world[:, count] = _IDENTITY  # index `count` stands for "no moving anchor"
+    return qext, coef, local, world
+
+
+def _evaluate(plan: _Plan, q: np.ndarray, out: np.ndarray, workspace: tuple, single: bool = False) -> None:
+    """World poses of the plan's rows for configurations q (n, nq), written into out."""
+    qext, coef, local, world = workspace
+    count = plan.count
+    nq = q.shape[1]
+    qext[:, :nq] = q
+    qb = qext[:, plan.src] * plan.mult + plan.off
+    np.sin(qb, out=coef[..., 0, 1])
+    np.cos(qb, out=coef[..., 0, 2])
+    np.subtract(1.0, coef[..., 0, 2], out=coef[..., 0, 2])
+    coef[..., 0, 3] = qb
+    np.matmul(coef, plan.basis, out=local)
+    local = local.reshape(len(q), count, 4, 4)
+    for m, terms in plan.special:
+        acc = None
+        for joint, pre, post, src in terms:
+            if isinstance(src, slice):
+                values = qext[:, src]
+            else:
+                values = (qext[:, src[0]] * src[1] + src[2])[:, None]
+            term = pre @ _motions(joint.type, [joint], values[:, None, :])[:, 0] @ post
+            acc = term if acc is None else acc @ term
+        local[:, m] = acc
+    if single or plan.batch_jumps:
+        world[:, :count] = local
+        for first, pointer in plan.jumps:
+            world[:, first:count] = world[:, pointer] @ world[:, first:count]
+    else:
+        for run, parents in plan.levels:
+            np.matmul(world[:, parents], local[:, run], out=world[:, run])
+    rows, sources = plan.direct
+    out[:, rows] = world[:, sources]
+    rows, anchors, poses = plan.fixed
+    if len(anchors):
+        if isinstance(rows, slice):
+            np.matmul(world[:, anchors], poses, out=out[:, rows])
         else:
-            for run, parents in self._levels:
-                np.matmul(world[:, parents], local[:, run], out=world[:, run])
-        out[:, :count] = world[:, :count]
-        if len(self._fixed_anchor):
-            np.matmul(world[:, self._fixed_anchor], self._fixed_pose, out=out[:, count:])
+            out[:, rows] = world[:, anchors] @ poses
+
+
+_KERNEL: list[Any] = []  # the compiled kernel's module once looked for, or None when numba is missing
+
+
+def _kernel_module() -> Any:
+    """robodesc.core.kernel (which imports numba) when numba can be imported, else None; looked for
+    once, on first use, never at `import robodesc`."""
+    if not _KERNEL:
+        try:
+            from . import kernel
+        except ImportError:  # numba missing, or installed but unusable (e.g. built for another numpy)
+            _KERNEL.append(None)
+        else:
+            _KERNEL.append(kernel)
+    return _KERNEL[0]
+
+
+def _kernel_for(backend: Any) -> Any:
+    """The kernel module for `backend`, None for numpy; "numba" without numba is an error saying how to get it."""
+    if not isinstance(backend, str) or backend not in _BACKENDS:
+        raise InvalidArgument(f"backend must be 'auto', 'numpy' or 'numba', not {kind(backend)}", construct="backend")
+    if backend == "numpy":
+        return None
+    kernel = _kernel_module()
+    if kernel is None and backend == "numba":
+        raise MissingDependency(
+            "backend='numba' needs numba, which cannot be imported here",
+            package="numba",
+            extra="fast",
+            construct="backend",
+            suggestion='pip install "robodesc[fast]"',
+        )
+    return kernel
 
 
 def _floats(value: Any, what: str) -> np.ndarray:
@@ -551,9 +839,9 @@ def _anchors(
     for body in tree:
         parent = body.parent
         if parent is None:
-            anchor[body.name], prefix[body.name] = None, np.eye(4)
+            anchor[body.name], prefix[body.name] = None, _IDENTITY  # read-only, shared: prefixes are only multiplied
         elif moving_joints[parent]:
-            anchor[body.name], prefix[body.name] = parent, np.eye(4)
+            anchor[body.name], prefix[body.name] = parent, _IDENTITY
         else:
             anchor[body.name] = anchor[parent]
             prefix[body.name] = prefix[parent] @ np.asarray(model.bodies[parent].pose, dtype=float)
@@ -569,29 +857,49 @@ def _by_anchor_depth(moving: list, anchor: Mapping[str, str | None]) -> list:
     return sorted(moving, key=lambda b: depth[b.name])
 
 
-def _linear_basis(joint: Joint, body_pose: np.ndarray) -> np.ndarray:
-    """The (4, 16) matrices B_k with local(q) = B_0 + sin q B_1 + (1 - cos q) B_2 + q B_3.
+def _linear_bases(joints: Sequence[Joint], bodies: Sequence[Any], prefixes: Sequence[np.ndarray]) -> np.ndarray:
+    """The (L, 4, 16) matrices B_k of L one-joint bodies at once, with local(q) = B_0 + sin q B_1 +
+    (1 - cos q) B_2 + q B_3 and each body's constant prefix folded in.
 
     The joint motion is M(q) = I + sin q K + (1 - cos q) K^2 + q T (Rodrigues' formula for the
-    rotation, T the translation per unit value); local = origin M(ref)^-1 M(q) origin^-1 pose.
+    rotation, T the translation per unit value); local = prefix origin M(ref)^-1 M(q) origin^-1 pose.
+    Compiled for all bodies together (a handful of batched numpy calls): per body, the same
+    products cost 150 us each.
     """
-    axis = np.asarray(joint.axis, dtype=float)
-    e = np.zeros((4, 4, 4))
-    e[0] = np.eye(4)
-    if joint.type is not JointType.PRISMATIC:
-        k = skew(axis)
-        e[1, :3, :3] = k
-        e[2, :3, :3] = k @ k
-    if joint.type is JointType.PRISMATIC:
-        e[3, :3, 3] = axis
-    elif joint.type is JointType.SCREW:
-        e[3, :3, 3] = axis * joint.pitch
-    ref = float(reference_value(joint)[0])
-    at_ref = e[0] + math_sin(ref) * e[1] + (1.0 - math_cos(ref)) * e[2] + ref * e[3]
-    origin = np.asarray(joint.origin, dtype=float)
-    pre = origin @ np.linalg.inv(at_ref)
-    post = invert_pose(origin) @ np.asarray(body_pose, dtype=float)
-    return np.stack([(pre @ e[k] @ post).reshape(16) for k in range(4)])
+    count = len(joints)
+    axes = np.array([j.axis for j in joints], dtype=float).reshape(count, 3)
+    prismatic = np.array([j.type is JointType.PRISMATIC for j in joints], dtype=bool)
+    screw = np.array([j.type is JointType.SCREW for j in joints], dtype=bool)
+    e = np.zeros((count, 4, 4, 4))
+    e[:, 0] = _IDENTITY
+    k = np.zeros((count, 3, 3))
+    x, y, z = axes.T
+    k[:, 0, 1], k[:, 0, 2], k[:, 1, 0], k[:, 1, 2], k[:, 2, 0], k[:, 2, 1] = -z, y, z, -x, -y, x
+    k[prismatic] = 0.0
+    e[:, 1, :3, :3] = k
+    e[:, 2, :3, :3] = k @ k
+    e[prismatic, 3, :3, 3] = axes[prismatic]
+    e[screw, 3, :3, 3] = axes[screw] * np.array([j.pitch for j in joints], dtype=float)[screw, None]
+    refs = [_reference_scalar(j) for j in joints]
+    weights = np.array([[1.0, math_sin(r), 1.0 - math_cos(r), r] for r in refs]).reshape(count, 4)
+    at_ref = np.einsum("lk,lkij->lij", weights, e) if count else np.zeros((0, 4, 4))
+    origins = np.array([j.origin for j in joints], dtype=float).reshape(count, 4, 4)
+    pre = origins @ np.linalg.inv(at_ref)
+    undo = np.zeros((count, 4, 4))  # origin^-1, rigid: (R^T, -R^T t)
+    undo[:, :3, :3] = np.swapaxes(origins[:, :3, :3], 1, 2)
+    undo[:, :3, 3] = -(undo[:, :3, :3] @ origins[:, :3, 3:4])[..., 0]
+    undo[:, 3, 3] = 1.0
+    post = undo @ np.array([b.pose for b in bodies], dtype=float).reshape(count, 4, 4)
+    terms = pre[:, None] @ e @ post[:, None]
+    return (np.array(prefixes, dtype=float).reshape(count, 1, 4, 4) @ terms).reshape(count, 4, 16)
+
+
+def _reference_scalar(joint: Joint) -> float:
+    """The reference of a one-value joint as a float (0 when unset or mis-sized), without numpy for a plain number."""
+    ref = joint.reference
+    if type(ref) in _NUMBERS:
+        return float(ref)
+    return float(reference_value(joint)[0])
 
 
 def joint_motion(joint: Joint, value: Any) -> np.ndarray:

@@ -345,6 +345,8 @@ class Model(Record):
     # -- kinematics ------------------------------------------------------------------------
     @property
     def kinematics(self) -> Kinematics:
+        """The compiled kinematic tree (compiled on first use, kept until `rebuild_kinematics()`);
+        `kinematics.backend` says which evaluator `backend="auto"` uses."""
         if self._kinematics is None:
             from .kinematics import Kinematics
 
@@ -354,22 +356,46 @@ class Model(Record):
     def rebuild_kinematics(self) -> None:
         self._kinematics = None
 
-    def forward_kinematics(self, positions: Mapping[str, Any] | Sequence[float] | np.ndarray | None = None) -> Poses:
+    def forward_kinematics(
+        self,
+        positions: Mapping[str, Any] | Sequence[float] | np.ndarray | None = None,
+        bodies: Sequence[str] | None = None,
+        *,
+        frames: Sequence[str] | None = None,
+        backend: str = "auto",
+    ) -> Poses:
         """World pose (4x4) of every body and frame at one configuration, as a name -> pose mapping.
 
         `positions` maps joint names to values (joints left out sit at their reference), or is
         a vector laid out as `kinematics.layout`.
+
+        `bodies` asks for some poses only (an end effector, a camera): only the chains from the
+        root to them are computed, and the result holds just those names, in that order. Each
+        name is resolved as `poses[name]` resolves it (the body of that name, else the frame);
+        `frames` names frames as `poses.frame(name)` does, for a frame that shares a body's name.
+
+        `backend` is "auto" (the compiled kernel of `robodesc[fast]` when numba is installed, see
+        `kinematics.backend`), "numpy" or "numba"; all give the same poses.
         """
-        return self.kinematics.forward(positions)
+        return self.kinematics.forward(positions, bodies=bodies, frames=frames, backend=backend)
 
     def forward_kinematics_batch(
-        self, positions: Mapping[str, Any] | np.ndarray, out: np.ndarray | None = None
+        self,
+        positions: Mapping[str, Any] | np.ndarray,
+        bodies: Sequence[str] | None = None,
+        out: np.ndarray | None = None,
+        *,
+        frames: Sequence[str] | None = None,
+        backend: str = "auto",
     ) -> Poses:
         """World poses at N configurations at once: an (N, nq) array or a mapping of (N,) / (N, k) arrays.
 
-        The result's `array` is (N, K, 4, 4); pass `out` (that shape, float64) to reuse memory.
+        The result's `array` is (N, K, 4, 4), K the number of bodies and frames, or of the names in
+        `bodies` and `frames` when given (see `forward_kinematics`); pass `out` (that shape,
+        float64) to reuse memory. Asking for a few bodies costs a fraction of the whole tree,
+        and the plan for a list of names is compiled once and kept.
         """
-        return self.kinematics.forward_batch(positions, out=out)
+        return self.kinematics.forward_batch(positions, out=out, bodies=bodies, frames=frames, backend=backend)
 
     def pose(self, name: str, positions: Mapping[str, Any] | None = None, relative_to: str | None = None) -> np.ndarray:
         """Pose of body or frame `name` in the world, or in body/frame `relative_to`."""

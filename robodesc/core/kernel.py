@@ -1,0 +1,279 @@
+"""The compiled forward-kinematics kernel of the `robodesc[fast]` extra (numba).
+
+It walks the same plan as the numpy evaluation in `kinematics.py` (the same local-pose
+coefficients, joint motions, parents and output rows) one configuration and one body at a time,
+which for a single configuration or a few end effectors avoids the per-call cost of numpy
+altogether. Poses agree with numpy's to rounding (1e-12).
+
+Importing this module imports numba, so `kinematics.py` imports it only when a kernel is asked
+for, never at `import robodesc`. `cache=True` keeps the compiled code on disk next to this file
+(or in numba's user cache when that folder is read-only): the JIT is paid once per machine.
+"""
+
+from __future__ import annotations
+
+from math import cos, sin, sqrt
+from typing import TYPE_CHECKING
+
+import numpy as np
+from numba import njit  # type: ignore[import-not-found,import-untyped,unused-ignore]  # an optional extra
+
+from .model import JointType
+
+if TYPE_CHECKING:
+    from .kinematics import _Plan
+
+# what `forward` returns
+OK, NOT_FINITE, ZERO_QUATERNION, OVERFLOW = range(4)
+# joint motion kinds the kernel knows (numbers, as numba compiles branches on integers)
+REVOLUTE, SCREW, PRISMATIC, BALL, FLOATING, PLANAR, UNIVERSAL = range(7)
+_KINDS = {
+    JointType.REVOLUTE: REVOLUTE,
+    JointType.CONTINUOUS: REVOLUTE,
+    JointType.SCREW: SCREW,
+    JointType.PRISMATIC: PRISMATIC,
+    JointType.BALL: BALL,
+    JointType.FLOATING: FLOATING,
+    JointType.PLANAR: PLANAR,
+    JointType.UNIVERSAL: UNIVERSAL,
+    JointType.REVOLUTE2: UNIVERSAL,
+}
+
+
+def pack(plan: _Plan) -> tuple:
+    """The plan as flat, typed arrays: what `forward` reads after q and out."""
+    from .kinematics import planar_basis
+
+    none = plan.count
+    parents = np.where(plan.parents == none, -1, plan.parents).astype(np.int64)
+    starts = np.zeros(plan.count + 1, dtype=np.int64)
+    kinds, columns, is_slice, mults, offs = [], [], [], [], []
+    pres, posts, axes, axes2, pitches, e1s, e2s = [], [], [], [], [], [], []
+    by_body = dict(plan.special)
+    for m in range(plan.count):
+        for joint, pre, post, src in by_body.get(m, ()):
+            kinds.append(_KINDS[joint.type])
+            column, flag, mult, off = (src.start, 1, 1.0, 0.0) if isinstance(src, slice) else (src[0], 0, *src[1:])
+            columns.append(column)
+            is_slice.append(flag)
+            mults.append(mult)
+            offs.append(off)
+            pres.append(pre)
+            posts.append(post)
+            axis = np.asarray(joint.axis, dtype=float).reshape(3)
+            axes.append(axis)
+            axes2.append(np.asarray(joint.axis2 if joint.axis2 is not None else (0.0, 1.0, 0.0), dtype=float))
+            pitches.append(float(joint.pitch))
+            e1, e2 = planar_basis(axis) if joint.type is JointType.PLANAR else (np.zeros(3), np.zeros(3))
+            e1s.append(e1)
+            e2s.append(e2)
+        starts[m + 1] = len(kinds)
+    terms = len(kinds)
+
+    def floats(values: list, *shape: int) -> np.ndarray:
+        return np.ascontiguousarray(np.array(values, dtype=np.float64).reshape(terms, *shape))
+
+    def rows(index: object, size: int) -> np.ndarray:
+        return np.arange(size, dtype=np.int64)[index] if isinstance(index, slice) else np.asarray(index, np.int64)
+
+    direct_rows = rows(plan.direct[0], plan.rows)
+    direct_src = rows(plan.direct[1], plan.count)
+    fixed_rows = rows(plan.fixed[0], plan.rows)
+    fixed_anchor = np.where(plan.fixed[1] == none, -1, plan.fixed[1]).astype(np.int64)
+    return (
+        parents,
+        np.ascontiguousarray(plan.src, dtype=np.int64),
+        np.ascontiguousarray(plan.mult, dtype=np.float64),
+        np.ascontiguousarray(plan.off, dtype=np.float64),
+        np.ascontiguousarray(plan.basis, dtype=np.float64),
+        starts,
+        np.array(kinds, dtype=np.int64),
+        np.array(columns, dtype=np.int64),
+        np.array(is_slice, dtype=np.int64),
+        np.array(mults, dtype=np.float64),
+        np.array(offs, dtype=np.float64),
+        floats(pres, 4, 4),
+        floats(posts, 4, 4),
+        floats(axes, 3),
+        floats(axes2, 3),
+        np.array(pitches, dtype=np.float64),
+        floats(e1s, 3),
+        floats(e2s, 3),
+        direct_rows,
+        direct_src,
+        fixed_rows,
+        fixed_anchor,
+        np.ascontiguousarray(plan.fixed[2], dtype=np.float64).reshape(-1, 4, 4),
+    )
+
+
+@njit(cache=True)
+def _multiply(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover - compiled
+    """out = a @ b for 4x4 matrices (out distinct from a and b)."""
+    for i in range(4):
+        for j in range(4):
+            out[i, j] = a[i, 0] * b[0, j] + a[i, 1] * b[1, j] + a[i, 2] * b[2, j] + a[i, 3] * b[3, j]
+
+
+@njit(cache=True)
+def _rotation(axis: np.ndarray, angle: float, out: np.ndarray) -> None:  # pragma: no cover - compiled
+    """Rodrigues' rotation I + sin K + (1 - cos) K^2 about `axis`, into out[:3, :3], as numpy's `_rotations`."""
+    x, y, z = axis[0], axis[1], axis[2]
+    s, c = sin(angle), 1.0 - cos(angle)
+    k = np.array([[0.0, -z, y], [z, 0.0, -x], [-y, x, 0.0]])
+    for i in range(3):
+        for j in range(3):
+            kk = k[i, 0] * k[0, j] + k[i, 1] * k[1, j] + k[i, 2] * k[2, j]
+            out[i, j] = (1.0 if i == j else 0.0) + s * k[i, j] + c * kk
+
+
+@njit(cache=True)
+def _quaternion(w: float, x: float, y: float, z: float, out: np.ndarray) -> bool:  # pragma: no cover - compiled
+    """The rotation of a quaternion (normalised here) into out[:3, :3]; False for a zero quaternion."""
+    norm = sqrt(w * w + x * x + y * y + z * z)
+    if norm == 0.0:
+        return False
+    w, x, y, z = w / norm, x / norm, y / norm, z / norm
+    out[0, 0] = 1 - 2 * (y * y + z * z)
+    out[0, 1] = 2 * (x * y - w * z)
+    out[0, 2] = 2 * (x * z + w * y)
+    out[1, 0] = 2 * (x * y + w * z)
+    out[1, 1] = 1 - 2 * (x * x + z * z)
+    out[1, 2] = 2 * (y * z - w * x)
+    out[2, 0] = 2 * (x * z - w * y)
+    out[2, 1] = 2 * (y * z + w * x)
+    out[2, 2] = 1 - 2 * (x * x + y * y)
+    return True
+
+
+@njit(cache=True)
+def _motion(
+    kind: int,
+    v: np.ndarray,
+    axis: np.ndarray,
+    axis2: np.ndarray,
+    pitch: float,
+    e1: np.ndarray,
+    e2: np.ndarray,
+    out: np.ndarray,
+    scratch: np.ndarray,
+) -> bool:  # pragma: no cover - compiled
+    """The joint motion M(v) into out (4x4), as numpy's `_motions`; False for a zero quaternion."""
+    out[:, :] = 0.0
+    out[3, 3] = 1.0
+    if kind == REVOLUTE or kind == SCREW:
+        _rotation(axis, v[0], out)
+        if kind == SCREW:
+            for i in range(3):
+                out[i, 3] = axis[i] * (pitch * v[0])
+    elif kind == PRISMATIC:
+        for i in range(3):
+            out[i, i] = 1.0
+            out[i, 3] = axis[i] * v[0]
+    elif kind == BALL:
+        return _quaternion(v[0], v[1], v[2], v[3], out)
+    elif kind == FLOATING:
+        for i in range(3):
+            out[i, 3] = v[i]
+        return _quaternion(v[3], v[4], v[5], v[6], out)
+    elif kind == PLANAR:
+        for i in range(3):
+            out[i, 3] = e1[i] * v[0] + e2[i] * v[1]
+        _rotation(axis, v[2], out)
+    else:  # UNIVERSAL: a rotation about the first axis, then about the second
+        _rotation(axis, v[0], scratch)
+        second = np.zeros((4, 4))
+        _rotation(axis2, v[1], second)
+        for i in range(3):
+            for j in range(3):
+                out[i, j] = scratch[i, 0] * second[0, j] + scratch[i, 1] * second[1, j] + scratch[i, 2] * second[2, j]
+    return True
+
+
+@njit(cache=True)
+def forward(
+    q: np.ndarray,
+    out: np.ndarray,
+    parents: np.ndarray,
+    src: np.ndarray,
+    mult: np.ndarray,
+    off: np.ndarray,
+    basis: np.ndarray,
+    starts: np.ndarray,
+    kinds: np.ndarray,
+    columns: np.ndarray,
+    is_slice: np.ndarray,
+    tmult: np.ndarray,
+    toff: np.ndarray,
+    pres: np.ndarray,
+    posts: np.ndarray,
+    axes: np.ndarray,
+    axes2: np.ndarray,
+    pitches: np.ndarray,
+    e1s: np.ndarray,
+    e2s: np.ndarray,
+    direct_rows: np.ndarray,
+    direct_src: np.ndarray,
+    fixed_rows: np.ndarray,
+    fixed_anchor: np.ndarray,
+    fixed_pose: np.ndarray,
+) -> int:  # pragma: no cover - compiled
+    """World poses of a plan's rows for configurations q (n, nq), into out (n, rows, 4, 4).
+
+    Returns OK, or what went wrong for the caller to raise: a joint value that is not finite
+    (checked before anything is computed), a zero quaternion, a pose that overflowed."""
+    n, nq = q.shape
+    for i in range(n):
+        for c in range(nq):
+            if not np.isfinite(q[i, c]):
+                return NOT_FINITE
+    count = parents.shape[0]
+    world = np.empty((count, 4, 4))
+    local = np.empty((4, 4))
+    acc = np.empty((4, 4))
+    term = np.empty((4, 4))
+    motion = np.empty((4, 4))
+    scratch = np.empty((4, 4))
+    values = np.zeros(7)
+    for i in range(n):
+        for m in range(count):
+            if starts[m + 1] == starts[m]:  # one single-valued joint: the four coefficient matrices
+                c = src[m]
+                x = (q[i, c] if c < nq else 0.0) * mult[m] + off[m]
+                s, v = sin(x), 1.0 - cos(x)
+                for e in range(16):
+                    local[e // 4, e % 4] = basis[m, 0, e] + s * basis[m, 1, e] + v * basis[m, 2, e] + x * basis[m, 3, e]
+            else:  # a chain of joints: the product of pre @ M(q) @ post per joint
+                for t in range(starts[m], starts[m + 1]):
+                    c = columns[t]
+                    if is_slice[t]:
+                        for k in range(7):
+                            values[k] = q[i, c + k] if c + k < nq else 0.0
+                    else:
+                        values[0] = (q[i, c] if c < nq else 0.0) * tmult[t] + toff[t]
+                    if not _motion(kinds[t], values, axes[t], axes2[t], pitches[t], e1s[t], e2s[t], motion, scratch):
+                        return ZERO_QUATERNION
+                    _multiply(pres[t], motion, scratch)
+                    if t == starts[m]:
+                        _multiply(scratch, posts[t], local)
+                    else:
+                        _multiply(scratch, posts[t], term)
+                        acc[:, :] = local
+                        _multiply(acc, term, local)
+            p = parents[m]
+            if p < 0:
+                world[m] = local
+            else:
+                _multiply(world[p], local, world[m])
+        for r in range(direct_rows.shape[0]):
+            out[i, direct_rows[r]] = world[direct_src[r]]
+        for r in range(fixed_rows.shape[0]):
+            a = fixed_anchor[r]
+            if a < 0:
+                out[i, fixed_rows[r]] = fixed_pose[r]
+            else:
+                _multiply(world[a], fixed_pose[r], out[i, fixed_rows[r]])
+        for r in range(out.shape[1]):
+            if not (np.isfinite(out[i, r, 0, 3]) and np.isfinite(out[i, r, 1, 3]) and np.isfinite(out[i, r, 2, 3])):
+                return OVERFLOW
+    return OK
