@@ -94,6 +94,32 @@ def _numbers(text: str) -> list[float] | None:
     return [float(t) for t in tokens]
 
 
+def _turns_less_than_once(text: str) -> bool:
+    """Whether `text`, read as a pose x y z roll pitch yaw, has no angle beyond a turn, in one
+    `float` per number instead of a pattern match per number: then `_Lint.angles` without degrees has
+    nothing to report. False when unsure (not six plain numbers, or a large angle): `_numbers` decides."""
+    tokens = text.split(None, 6)
+    if len(tokens) != 6:
+        return False
+    try:
+        return all(abs(float(t)) <= _TWO_PI + 1e-9 for t in tokens[3:])
+    except ValueError:
+        return False
+
+
+def _is_unit_vector(text: str) -> bool:
+    """Whether `text` is three numbers of unit length (within `_UNIT_TOLERANCE`), read with one `float`
+    per number: then `_Lint.joint` has nothing to report about it. False when unsure: `_numbers` decides."""
+    tokens = text.split(None, 3)
+    if len(tokens) != 3:
+        return False
+    try:
+        x, y, z = map(float, tokens)
+    except ValueError:
+        return False
+    return abs(math.sqrt(x * x + y * y + z * z) - 1.0) <= _UNIT_TOLERANCE
+
+
 def _leading_number(text: str) -> float | None:
     match = _PLAIN_NUMBER.match(text.strip())
     return float(match.group(0)) if match else None
@@ -216,7 +242,11 @@ class _Lint:
         owner = _label(parent)
         rotation_format = element.get("rotation_format", "euler_rpy").strip()
         degrees = (element.get("degrees") or "").strip().lower() in ("true", "1")
-        values = _numbers(text_of(element))
+        text = text_of(element)
+        if rotation_format == "euler_rpy" and not degrees and _turns_less_than_once(text):
+            values = None  # the common pose: nothing `angles` could report
+        else:
+            values = _numbers(text)
         if values is not None and rotation_format == "quat_xyzw" and len(values) == 7:
             norm = math.sqrt(sum(v * v for v in values[3:]))
             if norm > 0 and abs(norm - 1.0) > _UNIT_TOLERANCE:
@@ -337,7 +367,8 @@ class _Lint:
                 )
                 continue
             xyz = axis.find("xyz")
-            values = _numbers(text_of(xyz)) if xyz is not None else None
+            text = text_of(xyz) if xyz is not None else ""
+            values = None if _is_unit_vector(text) else _numbers(text)
             if values is not None and len(values) >= 3:
                 norm = math.sqrt(sum(v * v for v in values[:3]))
                 if norm > 0 and abs(norm - 1.0) > _UNIT_TOLERANCE:

@@ -25,11 +25,49 @@ def is_valid_mass_matrix(mass: float, inertia: np.ndarray) -> bool:
 
     Values so large that the test overflows are not valid either.
     """
+    if _clearly_valid(mass, inertia):
+        return True
     with np.errstate(all="ignore"):
         try:
             return _is_valid(mass, inertia)
         except (np.linalg.LinAlgError, ValueError, OverflowError):
             return False
+
+
+#: `_clearly_valid` decides only tensors whose entries lie within these magnitudes, where no step of
+#: `_is_valid` (products, the determinant, the eigen-solve) comes near overflow or underflow
+_SCALES = (1e-30, 1e30)
+#: ... and only with this margin, relative to the largest entry, from every boundary `_is_valid` tests:
+#: orders of magnitude wider than the rounding of a 3x3 determinant or eigen-solve (some 1e-15)
+_MARGIN = 1e-6
+
+
+def _clearly_valid(mass: float, inertia: np.ndarray) -> bool:
+    """True when `_is_valid` is certain to say True, decided on plain floats without numpy's linear
+    algebra (which costs a link some 25 microseconds); False means "not certain": `_is_valid` decides.
+
+    Gershgorin's circles bound the eigenvalues of the symmetric tensor: each lies within
+    [d_i - r_i, d_i + r_i] for some row i (d_i the diagonal, r_i the sum of the row's other entries'
+    magnitudes). `_is_valid` asks for moments >= -epsilon and the triangle inequality, which for the
+    largest moment c reads c <= (trace + epsilon) / 2 (the other two inequalities follow from the
+    moments being non-negative). When the lowest bound exceeds zero and the highest stays below half
+    the trace, both by `_MARGIN` of the largest entry, every test of `_is_valid` (the 2x2 minor and the
+    determinant are then positive too, every principal minor of a positive-definite matrix being so)
+    passes whatever its rounding. Boundary cases (a flat plate's Izz = Ixx + Iyy, a point mass's zero
+    tensor) fall through to the exact test, so verdicts are the same as `_is_valid` alone."""
+    if not (mass >= 0) or not isinstance(inertia, np.ndarray) or inertia.shape != (3, 3):
+        return False
+    (xx, xy, xz), (yx, yy, yz), (zx, zy, zz) = inertia.tolist()
+    if xy != yx or xz != zx or yz != zy:
+        return False
+    axy, axz, ayz = abs(xy), abs(xz), abs(yz)
+    scale = max(abs(xx), abs(yy), abs(zz), axy, axz, ayz)
+    if not _SCALES[0] <= scale <= _SCALES[1]:  # also refuses NaN
+        return False
+    margin = _MARGIN * scale
+    low = min(xx - axy - axz, yy - axy - ayz, zz - axz - ayz)
+    high = max(xx + axy + axz, yy + axy + ayz, zz + axz + ayz)
+    return low > margin and (xx + yy + zz) / 2.0 - high > margin
 
 
 def _is_valid(mass: float, inertia: np.ndarray) -> bool:
