@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from .model import Joint, Model
 
 _CHUNK_ELEMENTS = 1 << 14  # bodies x configurations evaluated per pass: keeps work arrays in cache
+_COMPILE_CHUNK = 512  # one-joint bodies compiled per batch of numpy calls, for the same reason
 _LINEAR_TYPES = (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC, JointType.SCREW)
 _IDENTITY = np.eye(4)
 _IDENTITY.flags.writeable = False
@@ -361,10 +362,9 @@ class Kinematics:
         terms of a chain of joints ("special"). The one-joint bodies, nearly all, are compiled
         together in a few batched numpy calls (see `_linear_bases`)."""
         count = len(moving)
-        basis = np.zeros((count, 4, 16))
-        src = np.full(count, self.nq)  # column nq of the extended values is always 0
-        mult = np.zeros(count)
-        off = np.zeros(count)
+        src = [self.nq] * count  # column nq of the extended values is always 0
+        mult = [0.0] * count
+        off = [0.0] * count
         special: list[tuple[int, list[tuple[Joint, np.ndarray, np.ndarray, Any]]]] = []
         linear: list[int] = []
         for m, body in enumerate(moving):
@@ -381,11 +381,18 @@ class Kinematics:
             terms[0][1] = prefix[body.name] @ terms[0][1]
             terms[-1][2] = terms[-1][2] @ body.pose
             special.append((m, [(t[0], t[1], t[2], t[3]) for t in terms]))
-        if linear:
-            bodies = [moving[m] for m in linear]
-            chains = [moving_joints[b.name][0] for b in bodies]
-            basis[linear] = _linear_bases(chains, bodies, [prefix[b.name] for b in bodies])
-        return basis, src, mult, off, special
+        bodies = [moving[m] for m in linear]
+        bases = np.empty((len(bodies), 4, 16))
+        for first in range(0, len(bodies), _COMPILE_CHUNK):  # work arrays that stay in cache
+            part = bodies[first : first + _COMPILE_CHUNK]
+            chains = [moving_joints[b.name][0] for b in part]
+            bases[first : first + len(part)] = _linear_bases(chains, part, [prefix[b.name] for b in part])
+        if len(linear) == count:
+            basis = bases
+        else:
+            basis = np.zeros((count, 4, 16))
+            basis[linear] = bases
+        return basis, np.array(src, dtype=int), np.array(mult, dtype=float), np.array(off, dtype=float), special
 
     def _value_sources(self, bodies: list, joints: Mapping[str, Joint]) -> dict[str, Any]:
         """Where each moving joint's value comes from: (column, multiplier, offset) for one-valued
@@ -867,6 +874,8 @@ def _linear_bases(joints: Sequence[Joint], bodies: Sequence[Any], prefixes: Sequ
     products cost 150 us each.
     """
     count = len(joints)
+    if not count:
+        return np.zeros((0, 4, 16))
     axes = np.array([j.axis for j in joints], dtype=float).reshape(count, 3)
     prismatic = np.array([j.type is JointType.PRISMATIC for j in joints], dtype=bool)
     screw = np.array([j.type is JointType.SCREW for j in joints], dtype=bool)
@@ -882,7 +891,7 @@ def _linear_bases(joints: Sequence[Joint], bodies: Sequence[Any], prefixes: Sequ
     e[screw, 3, :3, 3] = axes[screw] * np.array([j.pitch for j in joints], dtype=float)[screw, None]
     refs = [_reference_scalar(j) for j in joints]
     weights = np.array([[1.0, math_sin(r), 1.0 - math_cos(r), r] for r in refs]).reshape(count, 4)
-    at_ref = np.einsum("lk,lkij->lij", weights, e) if count else np.zeros((0, 4, 4))
+    at_ref = np.einsum("lk,lkij->lij", weights, e)
     origins = np.array([j.origin for j in joints], dtype=float).reshape(count, 4, 4)
     pre = origins @ np.linalg.inv(at_ref)
     undo = np.zeros((count, 4, 4))  # origin^-1, rigid: (R^T, -R^T t)
