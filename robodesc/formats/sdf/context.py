@@ -14,10 +14,9 @@ import dataclasses
 from collections.abc import Callable
 from functools import partial
 
-import numpy as np
-
 from ...core.diagnostics import Diagnostic, Severity
 from ...core.errors import Location, MalformedPose, did_you_mean
+from ..poses import identity
 from ..xml import Document, Element, Values
 from .desc import ModelDesc, Node, PoseRef, WorldDesc
 from .loader import Loader
@@ -159,7 +158,7 @@ class FileContext(Values):
         """The element's `<pose>` (identity, in its default frame, when it has none)."""
         pose_el = element.find("pose")
         if pose_el is None:
-            return PoseRef(np.eye(4), "", self.where(element))
+            return PoseRef(identity(), "", self.where(element))
         return self.pose_element(pose_el)
 
     # -- what robodesc keeps without reading -----------------------------------------------

@@ -27,7 +27,8 @@ from collections.abc import Callable
 import numpy as np
 
 from ...core.errors import Location, MalformedPose, MalformedValue, excerpt
-from ...core.transforms import make_pose, pose_from_xyz_rpy, quat_to_matrix
+from ...core.transforms import make_pose, quat_to_matrix
+from ..poses import identity, pose_xyz_rpy
 
 __all__ = [
     "parse_bool",
@@ -53,6 +54,10 @@ _DOUBLE_PREFIX = re.compile(
 _INT_PREFIX = re.compile(r"[+-]?(?:0[xX][0-9a-fA-F]+|[0-9]+)")
 _STREAM_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _BLANKS = " \t\n\r\f\v"
+#: The characters of plain decimal numbers. On text made only of these, Python's `float` accepts
+#: exactly what `_STREAM_NUMBER` (and `_DOUBLE_PREFIX`'s decimal branch, taking it whole) accepts:
+#: the fast paths below try `float` first and leave everything else to the patterns.
+_DECIMAL_CHARACTERS = "0123456789+-.eE"
 _INT_DIGITS = 20  # digits of the largest integer libsdformat reads (2**64 - 1); hexadecimal ones have fewer
 
 Where = Callable[[], Location]
@@ -70,6 +75,13 @@ def _fail(kind: type, message: str, where: Where, construct: str, suggestion: st
 
 def parse_double(text: str, where: Where, construct: str) -> float:
     """A double read like `std::stod` (the leading number; inf and nan included)."""
+    if text and not text.strip(_DECIMAL_CHARACTERS):  # a plain decimal number and nothing else
+        try:
+            value = float(text)
+            if not math.isinf(value):
+                return value
+        except ValueError:
+            pass
     match = _DOUBLE_PREFIX.match(text.lstrip(_BLANKS))
     if match is not None:
         token = match.group(0)
@@ -154,8 +166,16 @@ def _tokens(text: str, count: int) -> list[str]:
 
 def _stream_numbers(text: str, count: int, where: Where, construct: str, kind: type = MalformedValue) -> list[float]:
     """The first `count` tokens of `text` as numbers, as `operator>>` reads them."""
+    tokens = _tokens(text, count)[:count]
+    if len(tokens) == count and not "".join(tokens).strip(_DECIMAL_CHARACTERS):  # plain decimals: no pattern
+        try:
+            values = list(map(float, tokens))
+            if math.isfinite(sum(values)):
+                return values
+        except ValueError:
+            pass
     values = []
-    for token in _tokens(text, count)[:count]:
+    for token in tokens:
         if _STREAM_NUMBER.fullmatch(token) is None:
             break
         value = float(token)
@@ -199,7 +219,7 @@ def parse_pose(text: str, rotation_format: str, degrees: bool, where: Where) -> 
     """A 4x4 pose from `<pose>` text (see the module docstring for the rules)."""
     tokens = _tokens(text, 7)
     if not tokens:
-        return np.eye(4)
+        return identity()
     if rotation_format not in ("euler_rpy", "quat_xyzw"):
         raise _fail(
             MalformedPose,
@@ -224,7 +244,7 @@ def parse_pose(text: str, rotation_format: str, degrees: bool, where: Where) -> 
         rpy = values[3:]
         if degrees:
             rpy = [math.radians(a) for a in rpy]
-        return pose_from_xyz_rpy(values[:3], rpy)
+        return pose_xyz_rpy(values[:3], rpy)
     qx, qy, qz, qw = values[3:]
     if qx == qy == qz == qw == 0.0:
         raise _fail(

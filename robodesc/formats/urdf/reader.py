@@ -43,8 +43,9 @@ from ...core.errors import (
 from ...core.geometry import Box, Capsule, Cylinder, Geometry, Material, Mesh, Shape, Sphere
 from ...core.model import Body, Dynamics, Extra, Inertial, Joint, JointType, Limits, Mimic, Model
 from ...core.resources import LoadContext
-from ...core.transforms import IDENTITY, pose_from_xyz_rpy, rpy_to_matrix
+from ...core.transforms import IDENTITY, rpy_to_matrix
 from ...core.validation import check_finite_poses
+from ..poses import pose_xyz_rpy
 from ..xml import Element, Values, parse_xml, to_xml
 
 JOINT_TYPES = {
@@ -58,10 +59,6 @@ JOINT_TYPES = {
 #: MAJOR.MINOR as urdfdom reads it: ASCII digits only (not "1.²"), never more than an unsigned long holds
 _VERSION = re.compile(r"\s*\+?0*([0-9]{1,9})\.0*([0-9]{1,9})")
 _ZERO3 = (0.0, 0.0, 0.0)
-#: `pose_from_xyz_rpy(xyz, (0, 0, 0))` with its translation left out, bit for bit (its -sin(pitch) is
-#: -0.0): most origins turn nothing, and a copy of this with xyz filled in costs a fraction of the trig
-_UNTURNED = pose_from_xyz_rpy(_ZERO3, _ZERO3)
-_UNTURNED.flags.writeable = False
 _ONES3 = np.ones(3)
 _ONES3.flags.writeable = False
 _MISSING_INERTIAL_FIX = {
@@ -120,12 +117,7 @@ class _UrdfReader:
         """The 4x4 pose of an <origin> element (identity when absent)."""
         if element is None:
             return IDENTITY.copy()
-        xyz, rpy = self._xyz_rpy(element)
-        if rpy is _ZERO3 or (not any(rpy) and sum(map(math.copysign, (1.0, 1.0, 1.0), rpy)) == 3.0):  # no -0.0
-            pose = _UNTURNED.copy()
-            pose[:3, 3] = xyz
-            return pose
-        return pose_from_xyz_rpy(xyz, rpy)
+        return pose_xyz_rpy(*self._xyz_rpy(element))
 
     def _xyz_rpy(self, element: Element) -> tuple[list[float] | tuple, list[float] | tuple]:
         """The xyz and rpy of an <origin> element, each defaulting to zeros."""
