@@ -5,6 +5,8 @@ coefficients, joint motions, parents and output rows) one configuration and one 
 which for a single configuration or a few end effectors avoids the per-call cost of numpy
 altogether. Poses agree with numpy's to rounding (1e-12).
 
+`forward` releases the GIL, so the rows of a large batch are evaluated on threads, as numpy's are.
+
 Importing this module imports numba, so `kinematics.py` imports it only when a kernel is asked
 for, never at `import robodesc`. `cache=True` keeps the compiled code on disk next to this file
 (or in numba's user cache when that folder is read-only): the JIT is paid once per machine.
@@ -41,7 +43,7 @@ _KINDS = {
 
 
 def pack(plan: _Plan) -> tuple:
-    """The plan as flat, typed arrays: what `forward` reads after q and out."""
+    """The plan as two flat arrays, integers and floats, laid out as `forward` unpacks them."""
     from .kinematics import planar_basis
 
     none = plan.count
@@ -70,9 +72,6 @@ def pack(plan: _Plan) -> tuple:
         starts[m + 1] = len(kinds)
     terms = len(kinds)
 
-    def floats(values: list, *shape: int) -> np.ndarray:
-        return np.ascontiguousarray(np.array(values, dtype=np.float64).reshape(terms, *shape))
-
     def rows(index: object, size: int) -> np.ndarray:
         return np.arange(size, dtype=np.int64)[index] if isinstance(index, slice) else np.asarray(index, np.int64)
 
@@ -80,30 +79,16 @@ def pack(plan: _Plan) -> tuple:
     direct_src = rows(plan.direct[1], plan.count)
     fixed_rows = rows(plan.fixed[0], plan.rows)
     fixed_anchor = np.where(plan.fixed[1] == none, -1, plan.fixed[1]).astype(np.int64)
+    fixed_pose = np.ascontiguousarray(plan.fixed[2], dtype=np.float64).reshape(-1, 4, 4)
+    header = [plan.count, terms, len(direct_rows), len(fixed_rows)]
+    ints = [header, parents, plan.src, starts, kinds, columns, is_slice]
+    ints += [direct_rows, direct_src, fixed_rows, fixed_anchor]
+    reals = [plan.mult, plan.off, plan.basis, mults, offs, pres, posts, axes, axes2, pitches, e1s, e2s, fixed_pose]
+    # two arrays, not 23: numba checks the type of every argument of every call, which for one
+    # configuration cost more than the evaluation
     return (
-        parents,
-        np.ascontiguousarray(plan.src, dtype=np.int64),
-        np.ascontiguousarray(plan.mult, dtype=np.float64),
-        np.ascontiguousarray(plan.off, dtype=np.float64),
-        np.ascontiguousarray(plan.basis, dtype=np.float64),
-        starts,
-        np.array(kinds, dtype=np.int64),
-        np.array(columns, dtype=np.int64),
-        np.array(is_slice, dtype=np.int64),
-        np.array(mults, dtype=np.float64),
-        np.array(offs, dtype=np.float64),
-        floats(pres, 4, 4),
-        floats(posts, 4, 4),
-        floats(axes, 3),
-        floats(axes2, 3),
-        np.array(pitches, dtype=np.float64),
-        floats(e1s, 3),
-        floats(e2s, 3),
-        direct_rows,
-        direct_src,
-        fixed_rows,
-        fixed_anchor,
-        np.ascontiguousarray(plan.fixed[2], dtype=np.float64).reshape(-1, 4, 4),
+        np.concatenate([np.asarray(part, dtype=np.int64).reshape(-1) for part in ints]),
+        np.concatenate([np.asarray(part, dtype=np.float64).reshape(-1) for part in reals]),
     )
 
 
@@ -190,8 +175,67 @@ def _motion(
     return True
 
 
-@njit(cache=True)
-def forward(
+@njit(cache=True, nogil=True)
+def forward(q: np.ndarray, out: np.ndarray, ints: np.ndarray, reals: np.ndarray) -> int:  # pragma: no cover - compiled
+    """World poses of a plan (packed by `pack`) for configurations q (n, nq), into out (n, rows, 4, 4).
+
+    Returns OK, or what went wrong for the caller to raise: a joint value that is not finite
+    (checked before anything is computed), a zero quaternion, a pose that overflowed."""
+    count, terms, direct, fixed = ints[0], ints[1], ints[2], ints[3]
+    a = 4
+    parents = ints[a : a + count]
+    a += count
+    src = ints[a : a + count]
+    a += count
+    starts = ints[a : a + count + 1]
+    a += count + 1
+    kinds = ints[a : a + terms]
+    a += terms
+    columns = ints[a : a + terms]
+    a += terms
+    is_slice = ints[a : a + terms]
+    a += terms
+    direct_rows = ints[a : a + direct]
+    a += direct
+    direct_src = ints[a : a + direct]
+    a += direct
+    fixed_rows = ints[a : a + fixed]
+    a += fixed
+    fixed_anchor = ints[a : a + fixed]
+    b = 0
+    mult = reals[b : b + count]
+    b += count
+    off = reals[b : b + count]
+    b += count
+    basis = reals[b : b + 64 * count].reshape((count, 4, 16))
+    b += 64 * count
+    tmult = reals[b : b + terms]
+    b += terms
+    toff = reals[b : b + terms]
+    b += terms
+    pres = reals[b : b + 16 * terms].reshape((terms, 4, 4))
+    b += 16 * terms
+    posts = reals[b : b + 16 * terms].reshape((terms, 4, 4))
+    b += 16 * terms
+    axes = reals[b : b + 3 * terms].reshape((terms, 3))
+    b += 3 * terms
+    axes2 = reals[b : b + 3 * terms].reshape((terms, 3))
+    b += 3 * terms
+    pitches = reals[b : b + terms]
+    b += terms
+    e1s = reals[b : b + 3 * terms].reshape((terms, 3))
+    b += 3 * terms
+    e2s = reals[b : b + 3 * terms].reshape((terms, 3))
+    b += 3 * terms
+    fixed_pose = reals[b : b + 16 * fixed].reshape((fixed, 4, 4))
+    return _forward(
+        q, out, parents, src, mult, off, basis, starts, kinds, columns, is_slice, tmult, toff, pres, posts,
+        axes, axes2, pitches, e1s, e2s, direct_rows, direct_src, fixed_rows, fixed_anchor, fixed_pose,
+    )  # fmt: skip
+
+
+@njit(cache=True, nogil=True)
+def _forward(
     q: np.ndarray,
     out: np.ndarray,
     parents: np.ndarray,
@@ -218,10 +262,7 @@ def forward(
     fixed_anchor: np.ndarray,
     fixed_pose: np.ndarray,
 ) -> int:  # pragma: no cover - compiled
-    """World poses of a plan's rows for configurations q (n, nq), into out (n, rows, 4, 4).
-
-    Returns OK, or what went wrong for the caller to raise: a joint value that is not finite
-    (checked before anything is computed), a zero quaternion, a pose that overflowed."""
+    """`forward` on the unpacked plan."""
     n, nq = q.shape
     for i in range(n):
         for c in range(nq):

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from .model import Joint, Model
 
 _CHUNK_ELEMENTS = 1 << 14  # bodies x configurations evaluated per pass: keeps work arrays in cache
+_KERNEL_ELEMENTS = 1 << 16  # bodies x configurations worth a thread of the compiled kernel
 _COMPILE_CHUNK = 512  # one-joint bodies compiled per batch of numpy calls, for the same reason
 _LINEAR_TYPES = (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC, JointType.SCREW)
 _IDENTITY = np.eye(4)
@@ -206,6 +207,10 @@ class _Plan:
         # walks as the full plan does, so that it computes the very same products.
         self.batch_jumps = len(self.levels) > 64 * max(1, len(self.jumps)) if batch_jumps is None else batch_jumps
         self._kernel: tuple | None = None
+        # one configuration: the columns read as they are when no joint is a mimic or held at 0
+        self.plain = bool(np.all(mult == 1.0) and np.all(off == 0.0))
+        self.columns = int(src.max()) + 1 if len(src) else 0  # a vector shorter than this needs the 0 column
+        self._single = threading.local()  # a workspace per thread, reused call after call
 
     def kernel_arrays(self) -> tuple:
         """The plan as the flat arrays the compiled kernel reads (built on first use)."""
@@ -513,6 +518,13 @@ class Kinematics:
         when both are None. Sub-plans are kept, by the names asked, in a small cache."""
         if bodies is None and frames is None:
             return self._plan, self.names, self._index, self._frames
+        key = (_names_key(bodies), _names_key(frames))  # a list of str, as nearly always: no checks needed
+        found = self._plans.get(key) if None not in key else None
+        if found is not None:
+            with self._lock:
+                if key in self._plans:
+                    self._plans.move_to_end(key)
+            return found
         if isinstance(bodies, np.ndarray) and bodies.dtype.kind not in "US":
             raise InvalidArgument(
                 f"bodies must be a list of body or frame names (str), not a {bodies.dtype} array",
@@ -611,7 +623,7 @@ class Kinematics:
             if not np.isfinite(q).all():
                 raise ConfigurationError("joint values must be finite numbers")
             with np.errstate(all="ignore"):  # an overflow is refused below, by name, not as a numpy warning
-                _evaluate(plan, q[None, :], out, _workspace(plan, 1, self.nq), single=True)
+                _evaluate_single(plan, q, out[0])
             self._check_finite(out, names)
         return Poses(names, index, out[0], frame_rows)
 
@@ -655,13 +667,30 @@ class Kinematics:
 
     def _run_kernel(self, kernel: Any, plan: _Plan, q: np.ndarray, out: np.ndarray, names: list[str]) -> None:
         """Evaluate with the compiled kernel, which checks values and poses as it goes and reports
-        what it found rather than raising: the errors are the numpy path's, word for word."""
-        status = kernel.forward(q if q.flags.c_contiguous else np.ascontiguousarray(q), out, *plan.kernel_arrays())
-        if status == kernel.NOT_FINITE:
+        what it found rather than raising: the errors are the numpy path's, word for word. A large
+        batch is split over threads (the kernel releases the GIL)."""
+        q = q if q.flags.c_contiguous else np.ascontiguousarray(q)
+        arrays = plan.kernel_arrays()
+        count = q.shape[0]
+        work = count * max(plan.rows, plan.count) // _KERNEL_ELEMENTS
+        workers = min(_cpu_count(), count, work) if work > 1 else 1  # no system call for small work
+        if workers > 1:
+            bounds = np.linspace(0, count, workers + 1).astype(int).tolist()
+            with ThreadPoolExecutor(workers) as pool:
+                found = set(
+                    pool.map(
+                        lambda k: kernel.forward(q[bounds[k] : bounds[k + 1]], out[bounds[k] : bounds[k + 1]], *arrays),
+                        range(workers),
+                    )
+                )
+        else:
+            found = {kernel.forward(q, out, *arrays)}
+        # reported in the order the numpy path finds them: values first, then quaternions, then poses
+        if kernel.NOT_FINITE in found:
             raise ConfigurationError("joint values must be finite numbers")
-        if status == kernel.ZERO_QUATERNION:
+        if kernel.ZERO_QUATERNION in found:
             raise ConfigurationError("a ball or floating joint was given a zero quaternion")
-        if status == kernel.OVERFLOW:
+        if kernel.OVERFLOW in found:  # rows up to the first overflow in each part are written: that is enough
             self._check_finite(out, names)
 
     def _check_finite(self, out: np.ndarray, names: list[str]) -> None:
@@ -709,6 +738,15 @@ class Kinematics:
                 _evaluate(plan, q[first:last], out[first:last], workspace)
 
 
+def _names_key(names: Any) -> tuple[str, ...] | None:
+    """`names` as a cache key when it is None, or a list or tuple of str; None when it needs checking."""
+    if names is None:
+        return ()
+    if type(names) in (list, tuple) and all(type(n) is str for n in names):
+        return tuple(names)
+    return None
+
+
 def _workspace(plan: _Plan, n: int, nq: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Scratch arrays for n configurations, allocated once and reused chunk after chunk
     (fresh large arrays each chunk would cost a page fault per 4 KiB)."""
@@ -720,6 +758,57 @@ def _workspace(plan: _Plan, n: int, nq: int) -> tuple[np.ndarray, np.ndarray, np
     world = np.empty((n, count + 1, 4, 4))
     world[:, count] = _IDENTITY  # index `count` stands for "no moving anchor"
     return qext, coef, local, world
+
+
+def _evaluate_single(plan: _Plan, q: np.ndarray, out: np.ndarray) -> None:
+    """World poses of the plan's rows for one configuration q (nq,), written into out (rows, 4, 4).
+
+    `_evaluate` for one configuration, in as few numpy calls as it can be (their fixed cost is
+    nearly all of the time): a workspace kept per thread, the local poses written straight into
+    the world array, the columns read as they are when no mimic needs scaling, products written
+    in place. The poses are those of pointer jumping, as `_evaluate(single=True)` computes them."""
+    count = plan.count
+    workspace = getattr(plan._single, "workspace", None)
+    if workspace is None or workspace[0].shape[0] != len(q) + 1:
+        qext = np.zeros(len(q) + 1)  # the last entry stays 0: the value of "no joint"
+        coef = np.empty((count, 1, 4))
+        coef[:, 0, 0] = 1.0
+        world = np.empty((count + 1, 4, 4))
+        world[count] = _IDENTITY  # index `count` stands for "no moving anchor"
+        workspace = plan._single.workspace = (qext, coef, world)
+    qext, coef, world = workspace
+    if plan.plain and plan.columns <= len(q):
+        qb = q[plan.src]
+    else:
+        qext[:-1] = q
+        qb = qext[plan.src] * plan.mult + plan.off
+    np.sin(qb, out=coef[:, 0, 1])
+    np.cos(qb, out=coef[:, 0, 2])
+    np.subtract(1.0, coef[:, 0, 2], out=coef[:, 0, 2])
+    coef[:, 0, 3] = qb
+    np.matmul(coef, plan.basis, out=world[:count].reshape(count, 1, 16))
+    if plan.special:
+        qext[:-1] = q
+        for m, terms in plan.special:
+            acc = None
+            for joint, pre, post, src in terms:
+                if isinstance(src, slice):
+                    values = qext[None, src]
+                else:
+                    values = np.array([[qext[src[0]] * src[1] + src[2]]])
+                term = pre @ _motions(joint.type, [joint], values[:, None, :])[0, 0] @ post
+                acc = term if acc is None else acc @ term
+            world[m] = acc
+    for first, pointer in plan.jumps:
+        np.matmul(world[pointer], world[first:count], out=world[first:count])
+    rows, sources = plan.direct
+    out[rows] = world[sources]
+    rows, anchors, poses = plan.fixed
+    if len(anchors):
+        if isinstance(rows, slice):
+            np.matmul(world[anchors], poses, out=out[rows])
+        else:
+            out[rows] = world[anchors] @ poses
 
 
 def _evaluate(plan: _Plan, q: np.ndarray, out: np.ndarray, workspace: tuple, single: bool = False) -> None:
