@@ -9,6 +9,7 @@ bodies, mimic joints (of mimics), several joints moving one body, ball and free 
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 import pytest
@@ -445,3 +446,31 @@ def test_compiling_a_model_written_by_hand_with_lists_for_poses():
         },
     )
     np.testing.assert_allclose(model.forward_kinematics({"j": 0.0})["b"][:3, 3], [1, 0, 0], atol=1e-15)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "auto"])
+def test_threads_evaluating_one_model_at_once_get_their_own_poses(models, backend):
+    """One configuration reuses a workspace per thread: threads sharing a model must not see each
+    other's values."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    model = models["mjcf"]
+    q = configurations(model, 64, seed=11)
+    expected = [model.forward_kinematics(row, backend=backend).array for row in q]
+    expected_tip = [model.forward_kinematics(row, ["tip"], backend=backend).array for row in q]
+
+    def work(i: int) -> bool:
+        for _ in range(20):
+            if not np.array_equal(model.forward_kinematics(q[i], backend=backend).array, expected[i]):
+                return False
+            if not np.array_equal(model.forward_kinematics(q[i], ["tip"], backend=backend).array, expected_tip[i]):
+                return False
+        return True
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads switch between nearly every two bytecodes: a shared workspace would show
+    try:
+        with ThreadPoolExecutor(8) as pool:
+            assert all(pool.map(work, range(len(q))))
+    finally:
+        sys.setswitchinterval(interval)
