@@ -7,96 +7,146 @@ poses = model.forward_kinematics({"elbow": 0.3})
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, BinaryIO, Union
 
-from .conversion import Conversion, convert, target_format
-from .core import (
-    Actuator,
-    Body,
-    Box,
-    Capsule,
-    Cone,
-    Constraint,
-    Cylinder,
-    Diagnostic,
-    Dynamics,
-    Ellipsoid,
-    Extra,
-    Frame,
-    Geometry,
-    Heightfield,
-    Inertial,
-    Joint,
-    JointType,
-    Kinematics,
-    Limits,
-    LoadContext,
-    Location,
-    Material,
-    Mesh,
-    Mimic,
-    Model,
-    Plane,
-    Poses,
-    Severity,
-    Shape,
-    Sphere,
-    as_trimesh,
-    export_scene,
-    update_scene,
-)
-from .core.arguments import path_argument
-from .core.checks import CheckReport
-from .core.diff import DiffEntry, ModelDiff
-from .core.diff import compare as diff
-from .core.errors import (
-    ConfigurationError,
-    CyclicAttachment,
-    CyclicInclude,
-    CyclicPoseReference,
-    DescriptionSyntaxError,
-    DuplicateName,
-    ExportFailed,
-    FormatError,
-    InvalidArgument,
-    InvalidTree,
-    InvalidValue,
-    LossyConversion,
-    MalformedPose,
-    MalformedValue,
-    MissingAttribute,
-    MissingDependency,
-    MissingRootElement,
-    PluginCrash,
-    PluginError,
-    ReaderCrash,
-    ReservedName,
-    ResourceNotFound,
-    RobodescError,
-    UnresolvedReference,
-    UnsafeXML,
-    UnsupportedGeometry,
-    UnsupportedJointType,
-    UnsupportedVersion,
-    XMLSyntaxError,
-)
-from .core.export import write_whole
-from .core.render import render, render_scene, write_png  # not re-exported by core: `core.render` is the module
-from .core.writing import Loss, WriteContext
-from .plugins import FormatSpec, PluginInfo, PluginWarning, default_registry, hookimpl
-
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # what the lazy names below are, for type checkers and editors
+    from .conversion import Conversion, convert
+    from .conversion import target_format as target_format
+    from .core import (
+        Actuator,
+        Body,
+        Box,
+        Capsule,
+        Cone,
+        Constraint,
+        Cylinder,
+        Diagnostic,
+        Dynamics,
+        Ellipsoid,
+        Extra,
+        Frame,
+        Geometry,
+        Heightfield,
+        Inertial,
+        Joint,
+        JointType,
+        Kinematics,
+        Limits,
+        LoadContext,
+        Location,
+        Material,
+        Mesh,
+        Mimic,
+        Model,
+        Plane,
+        Poses,
+        Severity,
+        Shape,
+        Sphere,
+        as_trimesh,
+        export_scene,
+        update_scene,
+    )
+    from .core.arguments import path_argument as path_argument
+    from .core.checks import CheckReport
+    from .core.diff import DiffEntry, ModelDiff
+    from .core.diff import compare as diff
+    from .core.errors import (
+        ConfigurationError,
+        CyclicAttachment,
+        CyclicInclude,
+        CyclicPoseReference,
+        DescriptionSyntaxError,
+        DuplicateName,
+        ExportFailed,
+        FormatError,
+        InvalidArgument,
+        InvalidTree,
+        InvalidValue,
+        LossyConversion,
+        MalformedPose,
+        MalformedValue,
+        MissingAttribute,
+        MissingDependency,
+        MissingRootElement,
+        PluginCrash,
+        PluginError,
+        ReaderCrash,
+        ReservedName,
+        ResourceNotFound,
+        RobodescError,
+        UnresolvedReference,
+        UnsafeXML,
+        UnsupportedGeometry,
+        UnsupportedJointType,
+        UnsupportedVersion,
+        XMLSyntaxError,
+    )
+    from .core.export import write_whole as write_whole
+    from .core.render import render, render_scene, write_png  # not re-exported by core: `core.render` is the module
+    from .core.writing import Loss, WriteContext
+    from .plugins import FormatSpec, PluginInfo, PluginWarning, hookimpl
+    from .plugins import default_registry as default_registry
 
     def formats() -> list[FormatSpec]:
         """The registered formats: name, extensions, can_read / can_write, and the plugin providing each."""
         ...
 
-else:
-    # `robodesc.formats` is both the package of the built-in formats (`import robodesc.formats.urdf`)
-    # and, being a callable module, the function listing the registered formats (`robodesc.formats()`).
-    from . import formats
+
+def _lazy_names() -> dict[str, tuple[str, str]]:
+    """Public name -> (module, attribute): imported on first use, so that `import robodesc` costs a
+    few milliseconds instead of numpy, the kinematics, the renderer, the differ and the plugin
+    machinery; a load imports what loading needs, and its format's reader, and nothing more."""
+    names: dict[str, tuple[str, str]] = {}
+    table = {
+        ".core": "Actuator Body Box Capsule Cone Constraint Cylinder Diagnostic Dynamics Ellipsoid Extra Frame "
+        "Geometry Heightfield Inertial Joint JointType Kinematics Limits LoadContext Location Material Mesh "
+        "Mimic Model Plane Poses Severity Shape Sphere as_trimesh export_scene update_scene",
+        ".conversion": "Conversion convert target_format",
+        ".core.arguments": "path_argument",
+        ".core.checks": "CheckReport",
+        ".core.diff": "DiffEntry ModelDiff",
+        ".core.errors": "ConfigurationError CyclicAttachment CyclicInclude CyclicPoseReference DescriptionSyntaxError "
+        "DuplicateName ExportFailed FormatError InvalidArgument InvalidTree InvalidValue LossyConversion "
+        "MalformedPose MalformedValue MissingAttribute MissingDependency MissingRootElement PluginCrash "
+        "PluginError ReaderCrash ReservedName ResourceNotFound RobodescError UnresolvedReference UnsafeXML "
+        "UnsupportedGeometry UnsupportedJointType UnsupportedVersion XMLSyntaxError",
+        ".core.export": "write_whole",
+        ".core.render": "render render_scene write_png",
+        ".core.writing": "Loss WriteContext",
+        ".plugins": "FormatSpec PluginInfo PluginWarning default_registry hookimpl",
+    }
+    for module, attributes in table.items():
+        names.update((attribute, (module, attribute)) for attribute in attributes.split())
+    names["diff"] = (".core.diff", "compare")
+    return names
+
+
+_LAZY = _lazy_names()
+
+
+def __getattr__(name: str) -> Any:
+    """A public name's value, imported on first use and kept; a subpackage (`robodesc.core`, and
+    `robodesc.formats`, which is also the function listing formats) is imported when first named."""
+    found = _LAZY.get(name)
+    if found is not None:
+        value = getattr(importlib.import_module(found[0], __name__), found[1])
+    elif name in _SUBPACKAGES:
+        value = importlib.import_module(f".{name}", __name__)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY, *_SUBPACKAGES})
+
+
+_SUBPACKAGES = frozenset(("conversion", "core", "formats", "plugins"))  # imported by robodesc before it was lazy
 
 __version__ = "0.1.0"
 
@@ -120,6 +170,8 @@ def load(
     file cannot be loaded; a `PluginCrash` when a plugin has a bug; `InvalidArgument` for an
     argument of the wrong kind (docs/model.md, "Wrong arguments").
     """
+    from .plugins import default_registry
+
     return default_registry().load(
         path, format=format, search_paths=search_paths, disable_plugins=disable_plugins, confine=confine
     )
@@ -135,6 +187,8 @@ def loads(
 ) -> Model:
     """Load a description from text; relative URIs resolve against `base_dir` (default: cwd), to
     which (and to `search_paths`) `confine=True` confines the load."""
+    from .plugins import default_registry
+
     return default_registry().loads(
         text,
         format=format,
@@ -150,6 +204,8 @@ def dumps(model: Model, format: str, context: WriteContext | None = None) -> str
 
     Pass a `WriteContext` to learn what the format could not express (`context.losses`) and to
     have mesh references made relative to where the text will be saved (`WriteContext(path)`)."""
+    from .plugins import default_registry
+
     return default_registry().dumps(model, format, context=context)
 
 
@@ -159,6 +215,12 @@ def dump(model: Model, path: str | os.PathLike, format: str | None = None) -> li
     Mesh references are written relative to the file's folder. Returns what the format could not
     express (see `robodesc.convert` for copying meshes and refusing losses). The file is replaced
     only once the new text is complete."""
+    from .conversion import target_format
+    from .core.arguments import path_argument as path_argument
+    from .core.export import write_whole as write_whole
+    from .core.writing import WriteContext
+    from .plugins import default_registry
+
     path = path_argument(path, "path")
     context = WriteContext(path)
     text = default_registry().dumps(model, target_format(path, format, option="format"), context=context)
@@ -181,6 +243,8 @@ def check(
     loaded gives a report with its error. `report.failed` is true on any error, or on any warning
     when `strict` is set. A plugin that crashes raises its `PluginCrash`.
     """
+    from .plugins import default_registry
+
     return default_registry().check(
         target,
         strict=strict,
@@ -193,15 +257,21 @@ def check(
 
 def list_plugins() -> list[PluginInfo]:
     """Every plugin robodesc knows of (loaded, failed or disabled), with what each provides."""
+    from .plugins import default_registry
+
     return default_registry().plugins()
 
 
 def register_plugin(plugin: Any, name: str | None = None) -> str:
     """Register a plugin object or module at run time (the entry-point path needs no call)."""
+    from .plugins import default_registry
+
     return default_registry().register(plugin, name=name)
 
 
 def unregister_plugin(name: str) -> None:
+    from .plugins import default_registry
+
     default_registry().unregister(name)
 
 
