@@ -21,6 +21,7 @@ from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from math import cos as math_cos
+from math import isfinite as math_isfinite
 from math import sin as math_sin
 from typing import TYPE_CHECKING, Any
 
@@ -458,7 +459,7 @@ class Kinematics:
         for name, value in positions.items():
             # a plain number for a one-value joint goes straight in: np.asarray per joint cost more
             # than the whole evaluation; anything else (lists, arrays, bad keys) takes the checks below
-            start = scalar.get(name) if type(name) is str else None
+            start = scalar.get(name)  # only str keys are in it: any other key takes the checks below
             if start is not None and type(value) in _NUMBERS:
                 values[start] = value
                 continue
@@ -620,11 +621,15 @@ class Kinematics:
         if kernel is not None:
             self._run_kernel(kernel, plan, q[None, :], out, names)
         else:
-            if not np.isfinite(q).all():
-                raise ConfigurationError("joint values must be finite numbers")
+            # one sum each for the values and the poses (finite unless something is not, or they are
+            # near 1e308), and the exact checks only then: for one configuration, every numpy call counts
             with np.errstate(all="ignore"):  # an overflow is refused below, by name, not as a numpy warning
+                if not math_isfinite(q.sum()) and not np.isfinite(q).all():
+                    raise ConfigurationError("joint values must be finite numbers")
                 _evaluate_single(plan, q, out[0])
-            self._check_finite(out, names)
+                finite = math_isfinite(out.sum())
+            if not finite:
+                self._check_finite(out, names)
         return Poses(names, index, out[0], frame_rows)
 
     def forward_batch(
