@@ -257,6 +257,13 @@ def fk_contenders(run: Run, label: str, path: Path, model: Any, ends: list[str])
                 return lambda: batch(q, bodies=ends, **backend_kw(backend))
 
             out[f"robodesc, two end effectors{tag}"] = (two, "robodesc")
+    if has_parameter(batch, "backend"):  # what a caller gets without choosing: the before -> after row
+
+        def default(n: int) -> Callable:
+            q = robodesc_configurations(model, n)
+            return lambda: batch(q)
+
+        out["robodesc, every link [default backend]"] = (default, "robodesc")
     try:
         out.update(pinocchio_fk(path, ends))
     except Exception as error:
@@ -837,18 +844,20 @@ def render_fk(data: dict) -> str:
             + [f"{value(figs, f'fk/{label}/result MB/{n}'):,.1f} MB" for n in counts]
         )
         parts.append(table(header, rows))
+        ours_rows = [name for name in names if name.startswith("robodesc, every link")]
         for name in names:
             if name.startswith("robodesc"):
                 continue
             cells = []
             for n in counts:
-                ours = value(figs, f"fk/{label}/robodesc, every link [numpy]/{n}")
                 theirs = value(figs, f"fk/{label}/{name}/{n}")
-                cells.append(f"{theirs / ours:.2f}x" if ours and theirs else "—")
+                each = [value(figs, f"fk/{label}/{ours}/{n}") for ours in ours_rows]
+                cells.append(" / ".join(f"{theirs / o:.2f}x" if o and theirs else "—" for o in each))
             ratios.append([name] + cells)
         if ratios:
+            backs = " / ".join(o.split("[")[-1].rstrip("]") for o in ours_rows)
             parts.append(
-                "\nTheir time ÷ robodesc's (every link, numpy): above 1, robodesc is faster.\n\n"
+                f"\nTheir time ÷ robodesc's, every link ({backs}): above 1, robodesc is faster.\n\n"
                 + table(["against"] + header[1:], ratios)
             )
         parts.append("")
@@ -1116,9 +1125,12 @@ def render_before_after(data: dict, before: dict | None) -> str:
     rows, gauge = [], []
     by_section: dict[str, list[float]] = {}
     for key, fig in now.items():
-        if key not in old or fig["unit"] not in ("s", "B") or not old[key]["v"] or not fig["v"]:
+        was = key
+        if key not in old and "[default backend]" in key:  # a robodesc without backend= had numpy only
+            was = key.replace("[default backend]", "[numpy]")
+        if was not in old or fig["unit"] not in ("s", "B") or not old[was]["v"] or not fig["v"]:
             continue
-        ratio = old[key]["v"] / fig["v"]
+        ratio = old[was]["v"] / fig["v"]
         if fig["side"] == "ref":
             if fig["unit"] == "s":
                 gauge.append(ratio)
@@ -1130,7 +1142,7 @@ def render_before_after(data: dict, before: dict | None) -> str:
             continue
         show = fmt_time if fig["unit"] == "s" else fmt_bytes
         unit = " (per configuration)" if section == "fk" else ""
-        rows.append([key.replace("/", " · ") + unit, show(old[key]["v"]), show(fig["v"]), f"{ratio:.2f}x"])
+        rows.append([key.replace("/", " · ") + unit, show(old[was]["v"]), show(fig["v"]), f"{ratio:.2f}x"])
     m_old, m_now = before["meta"], data["meta"]
     out = [
         f"Before: robodesc `{m_old['commit']}`, measured {m_old['date']} (load average {m_old['load_before']}). "
@@ -1138,19 +1150,17 @@ def render_before_after(data: dict, before: dict | None) -> str:
         "Ratios are before ÷ after: above 1, faster (or smaller) now.",
         "",
     ]
-    summary = [
-        [s, str(len(r)), f"{np.median(r):.2f}x", f"{min(r):.2f}x – {max(r):.2f}x"] for s, r in by_section.items()
-    ]
+    if m_old.get("quick") != m_now.get("quick"):
+        out += ["**One of the two runs is a --quick run: its budgets and sizes differ, so this is no comparison.**", ""]
+
+    def spread(r: list[float]) -> list[str]:
+        q1, mid, q3 = np.percentile(r, [25, 50, 75])
+        return [str(len(r)), f"{mid:.2f}x", f"{q1:.2f}x – {q3:.2f}x", f"{min(r):.2f}x – {max(r):.2f}x"]
+
+    summary = [[s] + spread(r) for s, r in by_section.items()]
     if gauge:
-        summary.append(
-            [
-                "*other libraries and bare parses (the machine's own change)*",
-                str(len(gauge)),
-                f"{np.median(gauge):.2f}x",
-                f"{min(gauge):.2f}x – {max(gauge):.2f}x",
-            ]
-        )
-    out.append(table(["section", "figures", "median before ÷ after", "range"], summary))
+        summary.append(["*other libraries and bare parses (the machine's own change)*"] + spread(gauge))
+    out.append(table(["section", "figures", "median before ÷ after", "middle half", "all"], summary))
     out.append(
         "\nA robodesc ratio inside the other libraries' range is not a change. Every robodesc figure "
         "(growth: the largest model of each kind only):\n"
