@@ -230,6 +230,8 @@ class Attributes:
     def pose(self, element: Element, attrs: dict[str, str]) -> np.ndarray:
         """The pose written on an element: pos plus at most one orientation specifier."""
         pos = self.floats(element, attrs, "pos", 3, [0.0, 0.0, 0.0])
+        if not any(name in attrs for name in ORIENTATIONS):  # no rotation written or inherited: the
+            return make_pose(None, pos)  # identity quaternion's matrix is the identity, bit for bit
         return make_pose(quat_to_matrix(self.quat(element, attrs)), pos)
 
     def quat(self, element: Element, attrs: dict[str, str]) -> np.ndarray:

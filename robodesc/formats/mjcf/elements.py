@@ -358,8 +358,11 @@ def _mesh_shape(read: Attributes, asset: MeshAsset) -> MeshShape:
     path, tried = None, []
     if asset.path is not None:
         tried = [asset.path]
+        checked = read.state.context.cache_for("mjcf-mesh-checked")  # files found fit, once per load
         try:  # a device, a FIFO or a file over the limit is no mesh to draw: say which it is
-            path = read.state.context.check(asset.path, kind="mesh", what="mesh file")
+            path = checked.get(asset.path)
+            if path is None:
+                path = checked[asset.path] = read.state.context.check(asset.path, kind="mesh", what="mesh file")
         except (OSError, ResourceRefused) as exc:
             why = exc.message if isinstance(exc, ResourceRefused) else f"mesh file {asset.path!r} does not exist"
             read.state.diagnose(
