@@ -173,6 +173,14 @@ def pinocchio_model(path: Path) -> Any:
     return pinocchio.buildModelFromMJCF(str(path))
 
 
+def body_frames(pm: Any) -> list[int]:
+    """Pinocchio's frames of the links (type BODY): one per link, as robodesc returns one pose per
+    link. Its other frames (a JOINT frame per joint, FIXED_JOINT ones) would double the work."""
+    import pinocchio
+
+    return [i for i, frame in enumerate(pm.frames) if frame.type == pinocchio.FrameType.BODY]
+
+
 def pinocchio_configurations(pm: Any, n: int, seed: int = 0) -> list[np.ndarray]:
     """n valid pinocchio configurations: neutral moved by a random velocity of +-0.5 (valid for
     continuous joints' cos/sin pairs and free joints' quaternions alike)."""
@@ -282,7 +290,8 @@ def pinocchio_fk(path: Path, ends: list[str]) -> dict[str, tuple[Callable, str]]
 
     pm = pinocchio_model(path)
     pd = pm.createData()
-    nf = pm.nframes
+    links = body_frames(pm)
+    nf = len(links)
     frame_ids = [pm.getFrameId(e) for e in ends if pm.existFrame(e)]
 
     def compute(n: int) -> Callable:
@@ -302,7 +311,8 @@ def pinocchio_fk(path: Path, ends: list[str]) -> dict[str, tuple[Callable, str]]
             for i, q in enumerate(qs):
                 pinocchio.forwardKinematics(pm, pd, q)
                 pinocchio.updateFramePlacements(pm, pd)
-                out[i] = [f.homogeneous for f in pd.oMf]
+                frames = pd.oMf
+                out[i] = [frames[j].homogeneous for j in links]
             return out
 
         return loop
@@ -322,7 +332,7 @@ def pinocchio_fk(path: Path, ends: list[str]) -> dict[str, tuple[Callable, str]]
 
     found = {
         "pinocchio forwardKinematics loop, computing only": (compute, "ref"),
-        f"pinocchio + updateFramePlacements + collecting all {nf} frames": (collect, "ref"),
+        f"pinocchio + updateFramePlacements + collecting the {nf} link frames": (collect, "ref"),
     }
     if len(frame_ids) == 2:
         found["pinocchio + updateFramePlacement of the two end effectors, collected"] = (two, "ref")
@@ -435,13 +445,16 @@ def one_robot(run: Run, label: str, path: Path, model: Any) -> None:
     pd = pm.createData()
     pq = pinocchio_configurations(pm, 1)[0]
 
+    link_frames = body_frames(pm)
+
     def pin_collect() -> np.ndarray:
         pinocchio.forwardKinematics(pm, pd, pq)
         pinocchio.updateFramePlacements(pm, pd)
-        return np.array([f.homogeneous for f in pd.oMf])
+        frames = pd.oMf
+        return np.array([frames[j].homogeneous for j in link_frames])
 
     funcs["pinocchio forwardKinematics, computing only"] = lambda: pinocchio.forwardKinematics(pm, pd, pq)
-    funcs[f"pinocchio + updateFramePlacements + collecting all {pm.nframes} frames"] = pin_collect
+    funcs["pinocchio + updateFramePlacements + collecting the link frames"] = pin_collect
     urdf = yourdfpy.URDF.load(str(path), load_meshes=False, build_scene_graph=True)
     yq = np.random.default_rng(0).uniform(-0.5, 0.5, len(urdf.actuated_joint_names))
     links = list(urdf.link_map)
