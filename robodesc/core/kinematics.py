@@ -339,18 +339,22 @@ class Kinematics:
         self.layout: dict[str, slice] = {}
         reference: list[float] = []
         self._ignored: set[str] = set()
+        # where the values of joints that take their own come from (see `_value_sources`)
+        self._own_sources: dict[str, tuple[int, float, float] | slice] = {}
         for body in tree:
             for jname in body.joints:
                 joint = joints[jname]
-                dof = joint.dof
+                dof = JOINT_DOF[joint.type]
                 if dof == 0 or joint.mimic is not None:
                     self._ignored.add(jname)
                     continue
                 start = len(reference)
                 if dof == 1:  # nearly all joints: no numpy call per joint
                     reference.append(_reference_scalar(joint))
+                    self._own_sources[jname] = (start, 1.0, 0.0)
                 else:
                     reference.extend(reference_value(joint).tolist())
+                    self._own_sources[jname] = slice(start, start + dof)
                 self.layout[jname] = slice(start, start + dof)
                 self.joint_names.append(jname)
         self.nq = len(reference)
@@ -404,7 +408,7 @@ class Kinematics:
         """Where each moving joint's value comes from: (column, multiplier, offset) for one-valued
         joints — a mimic follower reads its (ultimate) leader's column — or a slice otherwise."""
         zero = self.nq  # a column that always holds 0 (a fixed joint as leader)
-        source: dict[str, Any] = {}
+        source: dict[str, Any] = dict(self._own_sources)  # only mimic followers and loop closures are left
 
         def resolve(joint: Joint, seen: tuple[str, ...]) -> Any:
             if joint.name in source:
@@ -440,7 +444,7 @@ class Kinematics:
 
         for body in bodies:
             for jname in body.joints:
-                if joints[jname].dof > 0:
+                if jname not in source and JOINT_DOF[joints[jname].type] > 0:
                     resolve(joints[jname], ())
         return source
 
