@@ -515,7 +515,7 @@ class Kinematics:
         return q
 
     # -- what to compute -----------------------------------------------------------------------
-    def plan(
+    def _plan_for(
         self, bodies: Sequence[str] | None = None, frames: Sequence[str] | None = None
     ) -> tuple[_Plan, list[str], dict[str, int], dict[str, int]]:
         """The plan computing `bodies` (each resolved as `Poses[name]`: the body of that name, else the
@@ -619,7 +619,7 @@ class Kinematics:
     ) -> Poses:
         """Poses at one configuration: of every body and frame, or of `bodies` and `frames` only."""
         kernel = _kernel_for(backend)
-        plan, names, index, frame_rows = self.plan(bodies, frames)
+        plan, names, index, frame_rows = self._plan_for(bodies, frames)
         q = self.vector(positions)
         out = np.empty((1, plan.rows, 4, 4))
         if kernel is not None:
@@ -650,7 +650,7 @@ class Kinematics:
             raise InvalidArgument(f"out must be a numpy array (float64) or None, not {kind(out)}", construct="out")
         if out is not None and not out.flags.writeable:
             raise InvalidArgument("out must be a writeable array; this one is read-only", construct="out")
-        plan, names, index, frame_rows = self.plan(bodies, frames)
+        plan, names, index, frame_rows = self._plan_for(bodies, frames)
         q = self.matrix(positions)
         shape = (q.shape[0], plan.rows, 4, 4)
         if out is None:
@@ -775,7 +775,7 @@ def _evaluate_single(plan: _Plan, q: np.ndarray, out: np.ndarray) -> None:
     `_evaluate` for one configuration, in as few numpy calls as it can be (their fixed cost is
     nearly all of the time): a workspace kept per thread, the local poses written straight into
     the world array, the columns read as they are when no mimic needs scaling, products written
-    in place. The poses are those of pointer jumping, as `_evaluate(single=True)` computes them."""
+    in place. The poses are those of the pointer jumps `_evaluate` makes in a deep tree."""
     count = plan.count
     workspace = getattr(plan._single, "workspace", None)
     if workspace is None or workspace[0].shape[0] != len(q) + 1:
@@ -820,7 +820,7 @@ def _evaluate_single(plan: _Plan, q: np.ndarray, out: np.ndarray) -> None:
             out[rows] = world[anchors] @ poses
 
 
-def _evaluate(plan: _Plan, q: np.ndarray, out: np.ndarray, workspace: tuple, single: bool = False) -> None:
+def _evaluate(plan: _Plan, q: np.ndarray, out: np.ndarray, workspace: tuple) -> None:
     """World poses of the plan's rows for configurations q (n, nq), written into out."""
     qext, coef, local, world = workspace
     count = plan.count
@@ -843,7 +843,7 @@ def _evaluate(plan: _Plan, q: np.ndarray, out: np.ndarray, workspace: tuple, sin
             term = pre @ _motions(joint.type, [joint], values[:, None, :])[:, 0] @ post
             acc = term if acc is None else acc @ term
         local[:, m] = acc
-    if single or plan.batch_jumps:
+    if plan.batch_jumps:
         world[:, :count] = local
         for first, pointer in plan.jumps:
             world[:, first:count] = world[:, pointer] @ world[:, first:count]
