@@ -396,8 +396,14 @@ class LoadContext:
         return real
 
     def limit(self, kind: str) -> int:
-        """The byte limit of one file of `kind` ("file" or "mesh") in this load."""
-        return size_limit(kind, self.max_mesh_bytes if kind == "mesh" else self.max_file_bytes)
+        """The byte limit of one file of `kind` ("file" or "mesh") in this load: the environment is read
+        once per load, not once per mesh (a robot checks hundreds)."""
+        given = self.max_mesh_bytes if kind == "mesh" else self.max_file_bytes
+        limits = self.cache_for("limits")
+        found = limits.get((kind, given))
+        if found is None:
+            found = limits[(kind, given)] = size_limit(kind, given)
+        return found
 
     def read(
         self,

@@ -220,6 +220,8 @@ def _mesh(mesh: MeshShape, pose: np.ndarray) -> tuple[Geometry, np.ndarray]:
 
 def _mesh_frame(scale: np.ndarray, rotation: np.ndarray, refpos: np.ndarray) -> np.ndarray:
     """The rigid X with ``X (scale * v) = scale * R^T (v - refpos)`` when one exists (see `_mesh`)."""
+    if scale[0] == 1.0 and scale[1] == 1.0 and scale[2] == 1.0:  # the usual mesh: what follows gives R^T
+        return make_pose(rotation.T, -(rotation.T @ refpos))  # (1.0 * x and x / 1.0 are x, bit for bit)
     linear = rotation.T
     if np.all(scale != 0):
         turned = (scale[:, None] * rotation.T) / scale[None, :]

@@ -105,10 +105,40 @@ def frame_accumulate(
     return np.asarray(pos, dtype=float) + vec, np.array(mulquat(quat, child_quat))
 
 
+def _quat_to_mat9(q: list[float]) -> list[float]:
+    """`quat_to_mat` of plain floats as nine plain floats, row by row: the same operations in the same
+    order, without a numpy array (and numpy scalars) per step of `_jacobi_eig3`."""
+    if q == [1.0, 0.0, 0.0, 0.0]:
+        return [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]
+    q00, q01, q02, q03 = q[0] * q[0], q[0] * q[1], q[0] * q[2], q[0] * q[3]
+    q11, q12, q13 = q[1] * q[1], q[1] * q[2], q[1] * q[3]
+    q22, q23, q33 = q[2] * q[2], q[2] * q[3], q[3] * q[3]
+    return [
+        q00 + q11 - q22 - q33, 2 * (q12 - q03), 2 * (q13 + q02),
+        2 * (q12 + q03), q00 - q11 + q22 - q33, 2 * (q23 - q01),
+        2 * (q13 - q02), 2 * (q23 + q01), q00 - q11 - q22 + q33,
+    ]  # fmt: skip
+
+
+def _mulquat_floats(qa: list[float], qb: list[float]) -> list[float]:
+    """`mulquat` of plain floats: `quat_multiply`'s Hamilton product term for term, then `normvec`."""
+    aw, ax, ay, az = qa
+    bw, bx, by, bz = qb
+    return normvec(
+        [
+            aw * bw - ax * bx - ay * by - az * bz,
+            aw * bx + ax * bw + ay * bz - az * by,
+            aw * by - ax * bz + ay * bw + az * bx,
+            aw * bz + ax * by - ay * bx + az * bw,
+        ]
+    )
+
+
 def _jacobi_eig3(mat: np.ndarray, stop_rel: float, sort_rel: float) -> tuple[np.ndarray, np.ndarray]:
     """MuJoCo 4's Jacobi eigen-decomposition of a symmetric 3x3 matrix (``mjuu_eig3``).
 
-    The frame is accumulated as a quaternion.  Each step annihilates the largest
+    Computed on plain floats throughout (the same IEEE operations, in the same order, as on numpy's
+    float64 scalars). The frame is accumulated as a quaternion.  Each step annihilates the largest
     off-diagonal entry of ``R(q)^T A R(q)`` with a rotation built from the half-angle tangent
     (accurate even for tiny angles); iteration stops once that entry is below
     ``stop_rel * max|A_ij|``.  Eigenvalues are then sorted in decreasing order by three
@@ -130,7 +160,7 @@ def _jacobi_eig3(mat: np.ndarray, stop_rel: float, sort_rel: float) -> tuple[np.
     quat = [1.0, 0.0, 0.0, 0.0]
     ev = [m[0], m[4], m[8]]
     for _ in range(500):
-        e = quat_to_mat(quat).reshape(9)
+        e = _quat_to_mat9(quat)
         tmp = [e[r] * m[c] + e[3 + r] * m[3 + c] + e[6 + r] * m[6 + c] for r in range(3) for c in range(3)]
         d = [
             tmp[3 * r] * e[c] + tmp[3 * r + 1] * e[3 + c] + tmp[3 * r + 2] * e[6 + c]
@@ -158,14 +188,14 @@ def _jacobi_eig3(mat: np.ndarray, stop_rel: float, sort_rel: float) -> tuple[np.
         rot[rotk + 1] = -th * ch
         if rotk == 1:
             rot[rotk + 1] = -rot[rotk + 1]
-        quat = mulquat(quat, normvec(rot))
+        quat = _mulquat_floats(quat, normvec(rot))
     for j in range(3):
         j1 = j % 2
         if ev[j1] + sort_rel * scale < ev[j1 + 1]:
             ev[j1], ev[j1 + 1] = ev[j1 + 1], ev[j1]
             rot = [0.707106781186548, 0.0, 0.0, 0.0]
             rot[(j1 + 2) % 3 + 1] = rot[0]
-            quat = mulquat(quat, rot)
+            quat = _mulquat_floats(quat, rot)
     return np.array(ev), np.array(quat)
 
 
