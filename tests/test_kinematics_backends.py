@@ -158,3 +158,21 @@ def test_poses_are_mujocos(models, backend):
             np.testing.assert_allclose(batch.frame(name)[row][:3, :3].ravel(), data.site_xmat[site], rtol=0, atol=1e-9)
         tip = mujoco.mj_name2id(reference, mujoco.mjtObj.mjOBJ_BODY, "tip")
         np.testing.assert_allclose(ee["tip"][row][:3, 3], data.xpos[tip], rtol=0, atol=1e-9)
+
+
+def test_a_pose_that_is_not_rigid_is_multiplied_out_in_full_by_both_backends(models):
+    """The kernel skips the last row of rigid poses; a hand-built frame whose last row is not
+    (0, 0, 0, 1) makes it multiply everything, and it still agrees with numpy."""
+    pytest.importorskip("numba")
+    model = load_models()["hand"]
+    odd = np.eye(4)
+    odd[3] = (0.1, 0.0, 0.2, 1.0)
+    odd[:3, 3] = (0.3, 0.0, 0.0)
+    model.frames["odd"] = robodesc.Frame("odd", body="triple", pose=odd)
+    model.rebuild_kinematics()
+    assert model.kinematics._plan.kernel_arrays()[0][4] == 0  # not rigid: the kernel's full products
+    q = configurations(model, 50, seed=4)
+    numba_poses = model.forward_kinematics_batch(q, backend="numba")
+    numpy_poses = model.forward_kinematics_batch(q, backend="numpy")
+    np.testing.assert_allclose(numba_poses.array, numpy_poses.array, rtol=0, atol=1e-12)
+    assert not np.allclose(numpy_poses.frame("odd")[:, 3], [0, 0, 0, 1])  # the odd row came through

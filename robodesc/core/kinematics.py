@@ -390,6 +390,8 @@ class Kinematics:
                 terms.append([joint, origin @ np.linalg.inv(motion), invert_pose(origin), source[joint.name]])
             terms[0][1] = prefix[body.name] @ terms[0][1]
             terms[-1][2] = terms[-1][2] @ body.pose
+            for term in terms:  # rigid: last rows exactly (0, 0, 0, 1), as in `_linear_bases`
+                term[1][3] = term[2][3] = (0.0, 0.0, 0.0, 1.0)
             special.append((m, [(t[0], t[1], t[2], t[3]) for t in terms]))
         bodies = [moving[m] for m in linear]
         bases = np.empty((len(bodies), 4, 16))
@@ -998,7 +1000,11 @@ def _linear_bases(joints: Sequence[Joint], bodies: Sequence[Any], prefixes: Sequ
     undo[:, 3, 3] = 1.0
     post = undo @ np.array([b.pose for b in bodies], dtype=float).reshape(count, 4, 4)
     terms = pre[:, None] @ e @ post[:, None]
-    return (np.array(prefixes, dtype=float).reshape(count, 1, 4, 4) @ terms).reshape(count, 4, 16)
+    bases = (np.array(prefixes, dtype=float).reshape(count, 1, 4, 4) @ terms).reshape(count, 4, 16)
+    # local poses are rigid: their last row is (0, 0, 0, 1) exactly, not to within an inverse's rounding
+    bases[:, 0, 12:] = (0.0, 0.0, 0.0, 1.0)
+    bases[:, 1:, 12:] = 0.0
+    return bases
 
 
 def _reference_scalar(joint: Joint) -> float:
