@@ -474,3 +474,19 @@ def test_threads_evaluating_one_model_at_once_get_their_own_poses(models, backen
             assert all(pool.map(work, range(len(q))))
     finally:
         sys.setswitchinterval(interval)
+
+
+def test_a_model_with_compiled_kinematics_can_be_copied_and_pickled(models):
+    """A model keeps its compiled tree (with per-thread workspaces and a lock): deepcopy and pickle
+    must still work, and the copy must give the same poses."""
+    import copy
+    import pickle
+
+    model = load_models()["mjcf"]
+    q = configurations(model, 2)
+    expected = model.forward_kinematics(q[0]).array
+    expected_tip = model.forward_kinematics_batch(q, bodies=["tip"]).array
+    for other in (copy.deepcopy(model), pickle.loads(pickle.dumps(model))):
+        assert other.kinematics is not model.kinematics
+        np.testing.assert_array_equal(other.forward_kinematics(q[0]).array, expected)
+        np.testing.assert_array_equal(other.forward_kinematics_batch(q, bodies=["tip"]).array, expected_tip)

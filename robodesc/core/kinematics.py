@@ -213,6 +213,16 @@ class _Plan:
         self.columns = int(src.max()) + 1 if len(src) else 0  # a vector shorter than this needs the 0 column
         self._single = threading.local()  # a workspace per thread, reused call after call
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Copies and pickles leave out the per-thread workspaces (a thread-local cannot be copied)."""
+        state = self.__dict__.copy()
+        del state["_single"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._single = threading.local()
+
     def kernel_arrays(self) -> tuple:
         """The plan as the flat arrays the compiled kernel reads (built on first use)."""
         if self._kernel is None:
@@ -318,10 +328,17 @@ class Kinematics:
         self._scalar_start = {name: sl.start for name, sl in self.layout.items() if sl.stop - sl.start == 1}
         self._reference_list = self.reference.tolist()
 
-    # the arrays the evaluation reads, named as before sub-plans existed
-    @property
-    def _basis(self) -> np.ndarray:
-        return self._plan.basis
+    def __getstate__(self) -> dict[str, Any]:
+        """Copies and pickles (a model is deep-copied with its compiled tree) leave out the lock and
+        the cache of sub-plans, which are rebuilt on use."""
+        state = self.__dict__.copy()
+        del state["_lock"]
+        state["_plans"] = OrderedDict()
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
 
     @property
     def _batch_jumps(self) -> bool:
