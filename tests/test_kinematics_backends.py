@@ -176,3 +176,28 @@ def test_a_pose_that_is_not_rigid_is_multiplied_out_in_full_by_both_backends(mod
     numpy_poses = model.forward_kinematics_batch(q, backend="numpy")
     np.testing.assert_allclose(numba_poses.array, numpy_poses.array, rtol=0, atol=1e-12)
     assert not np.allclose(numpy_poses.frame("odd")[:, 3], [0, 0, 0, 1])  # the odd row came through
+
+
+def test_a_process_where_numba_cannot_be_imported_uses_numpy():
+    """numba made unimportable in a fresh process (as if not installed): auto is numpy, poses come,
+    and asking for numba says how to install it."""
+    robot = (
+        '<robot name="r"><link name="a"/><link name="b"/><joint name="j" type="continuous"><parent link="a"/>'
+        '<child link="b"/><origin xyz="1 0 0"/><axis xyz="0 0 1"/></joint></robot>'
+    )
+    code = (
+        "import sys\n"
+        "sys.modules['numba'] = None  # import numba now raises ImportError\n"
+        "import robodesc\n"
+        f"m = robodesc.loads({robot!r}, format='urdf')\n"
+        "print(m.kinematics.backend)\n"
+        "print(m.forward_kinematics({'j': 0.5}, ['b'])['b'][0, 3])\n"
+        "try:\n"
+        "    m.forward_kinematics(backend='numba')\n"
+        "except robodesc.MissingDependency as error:\n"
+        "    print(str(error))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    backend, x, message = result.stdout.strip().splitlines()
+    assert backend == "numpy" and float(x) == 1.0
+    assert "numba" in message and 'pip install "robodesc[fast]"' in message

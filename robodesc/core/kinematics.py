@@ -880,6 +880,7 @@ def _evaluate(plan: _Plan, q: np.ndarray, out: np.ndarray, workspace: tuple) -> 
 
 
 _KERNEL: list[Any] = []  # the compiled kernel's module once looked for, or None when numba is missing
+_KERNEL_PROBLEM: list[str] = []  # why numba could not be used, when it could not
 
 
 def _kernel_module() -> Any:
@@ -888,8 +889,9 @@ def _kernel_module() -> Any:
     if not _KERNEL:
         try:
             from . import kernel
-        except ImportError:  # numba missing, or installed but unusable (e.g. built for another numpy)
+        except Exception as error:  # numba missing, or installed but unusable (built for another numpy, ...)
             _KERNEL.append(None)
+            _KERNEL_PROBLEM.append(f"{type(error).__name__}: {error}")
         else:
             _KERNEL.append(kernel)
     return _KERNEL[0]
@@ -903,8 +905,9 @@ def _kernel_for(backend: Any) -> Any:
         return None
     kernel = _kernel_module()
     if kernel is None and backend == "numba":
+        why = f" ({_KERNEL_PROBLEM[0][:200]})" if _KERNEL_PROBLEM else ""
         raise MissingDependency(
-            "backend='numba' needs numba, which cannot be imported here",
+            f"backend='numba' needs numba, which cannot be imported here{why}",
             package="numba",
             extra="fast",
             construct="backend",
