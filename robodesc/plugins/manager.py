@@ -492,13 +492,15 @@ class Registry:
         return lambda uri, context: hook(uri=uri, context=context)
 
     def _read_own(self, spec: FormatSpec, data: bytes, context: LoadContext, excluded: frozenset[str]) -> Model:
-        """`_read` with a context made for this load. Its `load_file` refers to the context itself:
-        let go afterwards, so the context (and the files it cached) are freed when the load ends,
-        not when Python's cyclic collector next runs."""
+        """`_read` with a context made for this load. Its `load_file` refers to the context itself, and
+        its cache may hold contexts of the load's other folders (which share the cache): let go of
+        both afterwards, so the context (and the files it cached) are freed when the load ends, not
+        when Python's cyclic collector next runs."""
         try:
             return self._read(spec, data, context, excluded)
         finally:
             context.load_file = None
+            context.cache.clear()
 
     def _read(self, spec: FormatSpec, data: bytes, context: LoadContext, excluded: frozenset[str]) -> Model:
         if spec.read is None:

@@ -37,7 +37,11 @@ from .state import LoadState
 
 def read(data: bytes, context: LoadContext) -> Model:
     """Read MJCF text into a `Model` (the reader registered for the `mjcf` format)."""
-    spec = read_spec(LoadState(context), parse_xml(data, context.source))
-    model = build_model(spec)
-    compile_model(spec, model)
-    return model
+    state = LoadState(context)
+    try:
+        spec = read_spec(state, parse_xml(data, context.source))
+        model = build_model(spec)
+        compile_model(spec, model)
+        return model
+    finally:
+        state.release()  # the files' assets and scopes refer to each other: freed now, not by the collector

@@ -78,3 +78,16 @@ class LoadState:
         self, severity: Severity, code: str, message: str, location: Location, suggestion: str | None = None
     ) -> None:
         self.diagnostics.append(Diagnostic(severity, code, message, location, suggestion))
+
+    def release(self) -> None:
+        """Let go of the files read, once the load is over (returned or raised). Each file's mesh
+        assets refer back to their file's scope (and through it to this state), so without this the
+        documents, their elements and the assets wait for Python's cyclic collector; the model keeps
+        none of them."""
+        for scope in (self.prepared_main, *self.prepared.values()):
+            if scope is not None:
+                scope.meshes.clear()
+                scope.hfields.clear()
+        self.prepared.clear()
+        self.owners.clear()
+        self.prepared_main = None

@@ -18,6 +18,7 @@ instance of that model (an include repeated a thousand times resolves its frames
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -58,8 +59,14 @@ def scope_of(desc: ModelDesc | WorldDesc) -> Scope:
 
 
 class Scope:
+    """The frame graph of one parsed model or world, kept on it as `desc.scope` (`scope_of`).
+
+    It refers to its desc weakly: the desc holds the scope, so a strong reference back would make
+    every parsed file of a load (its elements, locations and poses) wait for Python's cyclic collector
+    after the load; a scope is only ever reached through its desc, which is alive while it is used."""
+
     def __init__(self, desc: ModelDesc | WorldDesc) -> None:
-        self.desc = desc
+        self._desc = weakref.ref(desc)
         self.is_world = isinstance(desc, WorldDesc)
         self.root = "world" if self.is_world else "__model__"
         self.what = f"world {desc.name!r}" if self.is_world else f"model {desc.name!r}"
@@ -126,6 +133,12 @@ class Scope:
         self.canonical: str | None = None
         if isinstance(desc, ModelDesc):
             self._find_canonical(desc)
+
+    @property
+    def desc(self) -> ModelDesc | WorldDesc:
+        desc = self._desc()
+        assert desc is not None, "a scope is used through its desc"
+        return desc
 
     def _add(self, vertex: Vertex) -> None:
         # names are unique per scope (the parser renames or rejects collisions); keep the first
