@@ -1024,13 +1024,13 @@ def _linear_bases(joints: Sequence[Joint], bodies: Sequence[Any], prefixes: Sequ
     undo[:, 3, 3] = 1.0
     post = undo @ np.array([b.pose for b in bodies], dtype=float).reshape(count, 4, 4)
     # B_k = pre E_k post, E_k = I, K, K^2 (in the rotation block) and T (in the translation column)
-    bases = np.empty((count, 4, 4, 4))
-    bases[:, 0] = pre @ post
+    terms = np.empty((count, 4, 4, 4))
+    terms[:, 0] = pre @ post
     left, right = pre[:, :, :3], post[:, :3, :]
-    bases[:, 1] = (left @ k) @ right
-    bases[:, 2] = (left @ kk) @ right
-    bases[:, 3] = (left @ t[:, :, None]) * post[:, 3:4, :]
-    bases = bases.reshape(count, 4, 16)
+    terms[:, 1] = (left @ k) @ right
+    terms[:, 2] = (left @ kk) @ right
+    terms[:, 3] = (left @ t[:, :, None]) * post[:, 3:4, :]
+    bases = terms.reshape(count, 4, 16)
     # local poses are rigid: their last row is (0, 0, 0, 1) exactly, not to within an inverse's rounding
     bases[:, 0, 12:] = (0.0, 0.0, 0.0, 1.0)
     bases[:, 1:, 12:] = 0.0
