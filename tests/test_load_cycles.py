@@ -104,3 +104,20 @@ def test_an_mjcf_load_with_mesh_assets_and_defaults_leaves_no_cycles():
 
 def test_a_urdf_load_leaves_no_cycles():
     assert _left_for_the_collector(lambda: robodesc.loads(URDF, format="urdf")) == []
+
+
+def test_a_load_leaves_the_cyclic_collector_as_it_found_it():
+    """The collector is paused during a load (it has nothing to free there) and restored afterwards,
+    enabled or disabled as the caller had it, also when the load fails."""
+    assert gc.isenabled()
+    robodesc.loads(URDF, format="urdf")
+    assert gc.isenabled()
+    with pytest.raises(robodesc.XMLSyntaxError):
+        robodesc.loads("<robot name='r'><link name='a'></robot>", format="urdf")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        robodesc.loads(URDF, format="urdf")
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
