@@ -201,3 +201,17 @@ def test_a_process_where_numba_cannot_be_imported_uses_numpy():
     backend, x, message = result.stdout.strip().splitlines()
     assert backend == "numpy" and float(x) == 1.0
     assert "numba" in message and 'pip install "robodesc[fast]"' in message
+
+
+def test_numba_fills_an_out_that_is_a_view_and_reads_read_only_values(models):
+    pytest.importorskip("numba")
+    model = models["urdf"]
+    q = configurations(model, 4)
+    q.flags.writeable = False
+    rows = len(model.kinematics.names)
+    storage = np.zeros((8, rows, 4, 4))
+    view = storage[::2]  # every other configuration's slot: not contiguous
+    assert model.forward_kinematics_batch(q, out=view, backend="numba").array is view
+    expected = model.forward_kinematics_batch(q, backend="numpy").array
+    np.testing.assert_allclose(storage[::2], expected, rtol=0, atol=1e-12)
+    assert not storage[1::2].any()  # nothing written between

@@ -678,7 +678,11 @@ class Kinematics:
         elif out.shape != shape or out.dtype != np.float64:
             raise ConfigurationError(f"out must be a float64 array of shape {shape}, not {out.dtype} {out.shape}")
         if kernel is not None:
-            self._run_kernel(kernel, plan, q, out, names)
+            # the kernel is compiled for C-ordered arrays: another `out` (a view) is filled by a copy
+            target = out if out.flags.c_contiguous and out.flags.aligned else np.empty(shape)
+            self._run_kernel(kernel, plan, q, target, names)
+            if target is not out:
+                out[...] = target
             return Poses(names, index, out, frame_rows)
         if not np.isfinite(q).all():
             raise ConfigurationError("joint values must be finite numbers")
@@ -697,7 +701,8 @@ class Kinematics:
         """Evaluate with the compiled kernel, which checks values and poses as it goes and reports
         what it found rather than raising: the errors are the numpy path's, word for word. A large
         batch is split over threads (the kernel releases the GIL)."""
-        q = q if q.flags.c_contiguous else np.ascontiguousarray(q)
+        if not (q.flags.c_contiguous and q.flags.writeable and q.flags.aligned):
+            q = np.array(q, order="C")  # the one layout the kernel is compiled for: no JIT for another
         arrays = plan.kernel_arrays()
         count = q.shape[0]
         work = count * max(plan.rows, plan.count) // _KERNEL_ELEMENTS
