@@ -55,7 +55,8 @@ class Poses(Mapping):
 
     From `forward_kinematics`, `array` is (K, 4, 4) and `poses[name]` a 4x4 world pose; from
     `forward_kinematics_batch`, `array` is (N, K, 4, 4) and `poses[name]` is (N, 4, 4).
-    `names[k]` names `array[..., k, :, :]`: the bodies, then the frames.
+    `names[k]` names `array[..., k, :, :]`: the bodies, then the frames; or, when `bodies=` (and
+    `frames=`) chose some, just those, in the order asked.
 
     Bodies and frames are separate name spaces (an MJCF site may share its body's name):
     `poses[name]` is the body whenever a body has the name, else the frame; `poses.frame(name)` is
