@@ -26,12 +26,13 @@ def compare(
     budget: float = 4.0,
     warm_up: bool = True,
     errors: dict[str, BaseException] | None = None,
+    min_rounds: int = 1,
 ) -> dict[str, float]:
     """The fastest run of each contender, in seconds, the contenders taken in turn round after round.
 
     The warm-up run also estimates each contender's cost: a contender gets no more rounds than fit
-    in `budget` seconds (but at least one), so a slow pure-Python loop does not make the whole run
-    last minutes while a fast call still gets every round. Without warm-up the first run counts.
+    in `budget` seconds (but at least `min_rounds`), so a slow pure-Python loop does not make the
+    whole run last minutes while a fast call still gets every round. Without warm-up the first run counts.
     With `errors`, a contender whose first run raises is left out and its exception kept there
     (one library failing on one robot should not cost the other figures).
     """
@@ -49,7 +50,7 @@ def compare(
         first = time.perf_counter() - start
         if not warm_up:
             times[name].append(first)
-        rounds[name] = max(1, min(repeats, int(budget / max(first, 1e-9))))
+        rounds[name] = max(min_rounds, min(repeats, int(budget / max(first, 1e-9))))
     for r in range(max(rounds.values(), default=0)):
         for name, func in funcs.items():
             if r < rounds.get(name, 0) - (0 if warm_up else 1):
