@@ -1158,7 +1158,7 @@ def render_before_after(data: dict, before: dict | None) -> str:
         if section == "growth" and int(parts[2]) != largest[parts[1]]:
             continue
         show = fmt_time if fig["unit"] == "s" else fmt_bytes
-        unit = " (per configuration)" if section == "fk" else ""
+        unit = " (per configuration)" if section == "fk" or key.endswith("/fk batch") else ""
         rows.append([key.replace("/", " · ") + unit, show(old[was]["v"]), show(fig["v"]), f"{ratio:.2f}x"])
     m_old, m_now = before["meta"], data["meta"]
     out = [
