@@ -197,6 +197,7 @@ _EYE3.flags.writeable = False
 #: np.allclose's bound for comparing with the identity (atol + rtol * |identity|, rtol = 1e-5)
 _ORTHONORMAL_TOLERANCE = 1e-12 + 1e-5 * np.abs(_EYE3)
 
+
 def _mesh(mesh: MeshShape, pose: np.ndarray) -> tuple[Geometry, np.ndarray]:
     """A mesh geom's shape placed as MuJoCo places its vertices: ``scale * R(refquat)^T (v - refpos)``
     in the geom frame (MuJoCo then moves that frame to the mesh's centre of mass and principal axes,

@@ -341,14 +341,14 @@ def _plugin_instance(element: Element) -> str | None:
 def _mesh_shape(read: Attributes, asset: MeshAsset) -> MeshShape:
     """What a mesh geom draws; a mesh file that does not exist is noted (MuJoCo would refuse it). A
     mesh a plugin makes has no geometry robodesc can read (compile.py leaves it out of masses)."""
-    scale, refpos, refquat = asset.frame()
+    scale = asset.frame()[0]
     made_by = _plugin_instance(asset.element)
     if made_by is not None:
         return MeshShape(
             asset=asset.name,
             uri=f"plugin:{made_by}",
             scale=scale,
-            reference=make_pose(quat_to_matrix(refquat), refpos),
+            reference=asset.reference(),
             path=None,
             tried=[],
             asset_location=asset.location,
@@ -380,7 +380,7 @@ def _mesh_shape(read: Attributes, asset: MeshAsset) -> MeshShape:
         asset=asset.name,
         uri=asset.attrs.get("file") or f"mesh:{asset.attrs.get('name', '')}",
         scale=scale,
-        reference=make_pose(quat_to_matrix(refquat), refpos),
+        reference=asset.reference(),
         path=path,
         tried=tried,
         asset_location=asset.location,

@@ -15,6 +15,7 @@ import numpy as np
 
 from ...core.errors import InvalidValue, Location, MalformedValue, MissingAttribute, ResourceNotFound
 from ...core.resources import ResourceRefused
+from ...core.transforms import make_pose, quat_to_matrix
 from ..xml import Element
 from . import meshfiles
 from .attributes import Attributes
@@ -33,6 +34,7 @@ class MeshAsset:
     read: Attributes  # reads values of the file the mesh is declared in
     _frame: tuple[list[float], np.ndarray, list[float]] | None = None
     _processed: ProcessedMesh | None = None
+    _reference: np.ndarray | None = None
 
     @property
     def location(self) -> Location:
@@ -46,6 +48,14 @@ class MeshAsset:
             refpos = np.array(read.floats(element, attrs, "refpos", 3, [0.0, 0.0, 0.0]))
             self._frame = scale, refpos, read.refquat(element, attrs)
         return self._frame
+
+    def reference(self) -> np.ndarray:
+        """The mesh frame (refpos, refquat) as a 4x4 pose: worked out for the first geom that uses the
+        mesh, a copy of it for each geom."""
+        if self._reference is None:
+            _, refpos, refquat = self.frame()
+            self._reference = make_pose(quat_to_matrix(refquat), refpos)
+        return self._reference.copy()
 
     def processed(self) -> ProcessedMesh:
         """The mesh as MuJoCo processes it (read from its file on first use, then cached).

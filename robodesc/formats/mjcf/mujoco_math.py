@@ -161,12 +161,17 @@ def _jacobi_eig3(mat: np.ndarray, stop_rel: float, sort_rel: float) -> tuple[np.
     ev = [m[0], m[4], m[8]]
     for _ in range(500):
         e = _quat_to_mat9(quat)
-        tmp = [e[r] * m[c] + e[3 + r] * m[3 + c] + e[6 + r] * m[6 + c] for r in range(3) for c in range(3)]
+        # tmp = R^T A and d = tmp R, written out term by term (each sum in the order MuJoCo adds it)
+        e0, e1, e2, e3, e4, e5, e6, e7, e8 = e
+        m0, m1, m2, m3, m4, m5, m6, m7, m8 = m
+        t0, t1, t2 = e0 * m0 + e3 * m3 + e6 * m6, e0 * m1 + e3 * m4 + e6 * m7, e0 * m2 + e3 * m5 + e6 * m8
+        t3, t4, t5 = e1 * m0 + e4 * m3 + e7 * m6, e1 * m1 + e4 * m4 + e7 * m7, e1 * m2 + e4 * m5 + e7 * m8
+        t6, t7, t8 = e2 * m0 + e5 * m3 + e8 * m6, e2 * m1 + e5 * m4 + e8 * m7, e2 * m2 + e5 * m5 + e8 * m8
         d = [
-            tmp[3 * r] * e[c] + tmp[3 * r + 1] * e[3 + c] + tmp[3 * r + 2] * e[6 + c]
-            for r in range(3)
-            for c in range(3)
-        ]
+            t0 * e0 + t1 * e3 + t2 * e6, t0 * e1 + t1 * e4 + t2 * e7, t0 * e2 + t1 * e5 + t2 * e8,
+            t3 * e0 + t4 * e3 + t5 * e6, t3 * e1 + t4 * e4 + t5 * e7, t3 * e2 + t4 * e5 + t5 * e8,
+            t6 * e0 + t7 * e3 + t8 * e6, t6 * e1 + t7 * e4 + t8 * e7, t6 * e2 + t7 * e5 + t8 * e8,
+        ]  # fmt: skip
         ev = [d[0], d[4], d[8]]
         if abs(d[1]) > abs(d[2]) and abs(d[1]) > abs(d[5]):
             rk, ck, rotk = 0, 1, 2

@@ -176,6 +176,8 @@ class _Constraint:
             self.phrase = f"attributes {listed} must be specified together"
 
     def violated(self, element: Any) -> bool:
+        if self.kind != "o" and self.attributes.isdisjoint(element.attrib):
+            return False  # the common case: none of the rule's attributes written, nothing to clash
         get = element.get
         if self.kind == "o":
             return not any(all(get(name) is not None for name in bundle) for bundle in self.bundles)
