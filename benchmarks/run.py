@@ -441,6 +441,8 @@ def one_robot(run: Run, label: str, path: Path, model: Any) -> None:
         funcs[f"robodesc, dict in, every link{tag}"] = lambda kw=kw: fk(as_dict, **kw)
         if has_parameter(fk, "bodies"):
             funcs[f"robodesc, array in, two end effectors{tag}"] = lambda kw=kw: fk(q, bodies=ends, **kw)
+    if has_parameter(fk, "backend"):  # what a caller gets without choosing: the before -> after row
+        funcs["robodesc, array in, every link [default backend]"] = lambda: fk(q)
     pm = pinocchio_model(path)
     pd = pm.createData()
     pq = pinocchio_configurations(pm, 1)[0]
@@ -869,7 +871,8 @@ def render_fk(data: dict) -> str:
             for n in counts:
                 theirs = value(figs, f"fk/{label}/{name}/{n}")
                 each = [value(figs, f"fk/{label}/{ours}/{n}") for ours in ours_rows]
-                cells.append(" / ".join(f"{theirs / o:.2f}x" if o and theirs else "—" for o in each))
+                pieces = [f"{theirs / o:.2f}x" if o and theirs else "—" for o in each]
+                cells.append("—" if set(pieces) == {"—"} else " / ".join(pieces))
             ratios.append([name] + cells)
         if ratios:
             backs = " / ".join(o.split("[")[-1].rstrip("]") for o in ours_rows)
