@@ -288,12 +288,18 @@ MAX_DEPTH = 499
 
 
 def _deeper_than(root: Element, limit: int) -> Element | None:
-    """The first element nested deeper than `limit` levels (the root is level 1), or None."""
+    """The first element nested deeper than `limit` levels (the root is level 1), or None.
+
+    Walked level by level keeping only elements with children (most elements are leaves, and a leaf
+    leads no deeper); the level past the limit is taken whole, so its first element is the one a
+    walk over every element would give."""
+    if limit < 1:
+        return root
     level, depth = [root], 1
     while level:
-        if depth > limit:
-            return level[0]
-        level = [child for element in level for child in element]
+        if depth == limit:
+            return next((child for element in level for child in element), None)
+        level = [child for element in level for child in element if len(child)]
         depth += 1
     return None
 
@@ -370,7 +376,7 @@ class Values:
 
     def where(self, element: Element) -> Location:
         """The location of `element`; its line and path are worked out only if someone asks."""
-        return Location(file=self.source, node=(self.document, element))
+        return Location(self.source, None, None, None, (self.document, element))  # positional: once per element
 
     def error(
         self,

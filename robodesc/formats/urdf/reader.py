@@ -575,7 +575,7 @@ class _UrdfReader:
                 suggestion='give the axis direction, e.g. xyz="0 0 1"',
             )
         if norm > 0.0:
-            joint.axis = np.array(xyz) / norm
+            joint.axis = np.array([x / norm for x in xyz])  # numpy's element-wise division, bit for bit
             if norm != 1.0:
                 facts = joint.extras.setdefault("urdf", {})
                 facts["written_axis"], facts["axis_location"] = list(xyz), v.where(axis_el)
