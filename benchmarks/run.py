@@ -689,7 +689,7 @@ def bench_fresh(run: Run) -> None:
     for name, (code, _) in scripts.items():
         funcs[name] = lambda code=code: subprocess.run([sys.executable, "-c", code], env=env, cwd=home, check=True)
     print("fresh ...", flush=True)
-    times = run.compare("fresh", "new process", funcs, repeats=3 if run.args.quick else 7, budget=8.0)
+    times = run.compare("fresh", "new process", funcs, repeats=1 if run.args.quick else 7, budget=8.0)
     for name, seconds in times.items():
         run.put(f"fresh/{name}", seconds, "s", scripts[name][1])
 
@@ -718,8 +718,9 @@ def bench_memory(run: Run) -> None:
 
     paths = robot_paths(run)
     with tempfile.TemporaryDirectory() as tmp:
+        size = 100 if run.args.quick else 1000  # tracemalloc makes a load several times slower
         for fmt, shape in (("urdf", "chain"), ("mjcf", "tree")):
-            paths[f"generated {fmt.upper()} {shape}, 1,000 bodies"] = write_model(Path(tmp), fmt, shape, 1000)
+            paths[f"generated {fmt.upper()} {shape}, {size:,} bodies"] = write_model(Path(tmp), fmt, shape, size)
         for label, path in paths.items():
             print(f"memory {label} ...", flush=True)
             model = robodesc.load(path)
@@ -780,7 +781,8 @@ def bench_render(run: Run) -> None:
     import pictures
 
     root = corpus_root()
-    for label, rel in pictures.ROBOTS.items():
+    robots = list(pictures.ROBOTS.items())
+    for label, rel in robots[:1] if run.args.quick else robots:  # a picture takes about a second
         path = root / rel
         if not path.is_file():
             run.note("render", f"{label} left out: {path} not found")
