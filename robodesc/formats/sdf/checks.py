@@ -51,7 +51,7 @@ from ...core.model import Body, Model
 from .context import FileContext
 from .desc import ModelDesc, WorldDesc
 from .geometry import SHAPE_PRECEDENCE
-from .spec import GEOMETRY_TAGS, is_custom
+from .spec import GEOMETRY_TAGS
 from .values import text_of
 
 #: Sensor types libsdformat 16's `Sensor::Load` accepts (any other is an error there).
@@ -83,6 +83,12 @@ _UNIT_TOLERANCE = 1e-3  # |norm - 1| allowed for quaternions and axes written wi
 _NO_LIMIT = 1e16  # libsdformat's "no limit"
 _PLAIN_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _TWO_PI = 2.0 * math.pi
+
+
+#: The tags `_Lint.element` has anything to say about: named ones, those with attributes newer than
+#: some versions, and those it looks into. Every other element (most: <mass>, <size>, <lower>, ...)
+#: is only walked through.
+_LINTED = NAMED | {tag for tag, _ in SINCE} | {"pose", "plugin", "sensor", "joint", "geometry"}
 
 
 def _numbers(text: str) -> list[float] | None:
@@ -177,14 +183,16 @@ class _Lint:
         while stack:
             element, parent, scope = stack.pop()
             tag = element.tag
-            if not isinstance(tag, str) or is_custom(tag):
+            if not isinstance(tag, str) or ":" in tag:  # a comment, or a custom element (`is_custom`)
                 continue
             if tag in ("model", "world"):
                 scope = self.ctx.scopes.get(id(element), scope)
-            self.element(element, parent, scope)
-            if tag == "plugin":
-                continue  # free-form content: nothing below is SDF
-            stack.extend((child, element, scope) for child in reversed(element))
+            if tag in _LINTED:
+                self.element(element, parent, scope)
+                if tag == "plugin":
+                    continue  # free-form content: nothing below is SDF
+            if len(element):
+                stack.extend([(child, element, scope) for child in reversed(element)])
 
     def element(self, element, parent, scope) -> None:
         tag = element.tag
