@@ -59,6 +59,9 @@ ROOT = Path(__file__).resolve().parent.parent
 SEED_SUFFIXES = (".urdf", ".sdf", ".world", ".xml", ".mjcf")
 #: The most elements a mutant may have: enough for huge inputs, small enough to build in memory.
 MAX_ELEMENTS = 200_000
+#: The longest mutant text: just past robodesc's 256 MiB description limit (a 2 GB mutant, refused
+#: in an instant, could not even be handed to the worker under its address-space cap).
+MAX_TEXT = 260 * 2**20
 #: Values that readers have tripped on: number syntax the references refuse or read differently,
 #: overflow, huge counts, paths out of the folder and to special files, names of other elements.
 HOSTILE_VALUES = (
@@ -283,6 +286,9 @@ def mutant(seed: Seed, rng: random.Random) -> tuple[str, list[str]]:
         except (IndexError, ValueError):  # nothing to mutate this way in this tree
             continue
     text = ET.tostring(root, encoding="unicode")
+    if len(text) > MAX_TEXT:  # past robodesc's description limit: refused at once, whatever follows
+        text = text[:MAX_TEXT]
+        done.append(f"cut at {MAX_TEXT} characters")
     if rng.random() < 0.05:
         cut = rng.randrange(len(text))
         done.append(f"truncate at {cut}")

@@ -269,6 +269,19 @@ def test_a_description_over_the_limit_is_refused_naming_the_variable(tmp_path, m
     assert robodesc.load(path).name
 
 
+@pytest.mark.parametrize("as_bytes", [False, True])
+def test_text_over_the_limit_is_refused_as_a_file_would_be(monkeypatch, as_bytes):
+    """A service handing on the text it was sent gets the same bound as for a file (found by the
+    fuzz run: 2 GB of text reached the parser). Counted in UTF-8 bytes: 40 "é" are 80 bytes."""
+    text = '<robot name="r"><link name="a"/>' + "é" * 40 + "</robot>"
+    monkeypatch.setenv("ROBODESC_MAX_FILE_BYTES", "100")
+    with pytest.raises(ResourceRefused) as info:
+        robodesc.loads(text.encode() if as_bytes else text, format="urdf")
+    assert "limit of 100 bytes" in str(info.value) and "ROBODESC_MAX_FILE_BYTES" in info.value.suggestion
+    monkeypatch.setenv("ROBODESC_MAX_FILE_BYTES", "1K")
+    assert robodesc.loads(text.encode() if as_bytes else text, format="urdf").name == "r"
+
+
 def test_a_load_context_raises_the_limit_for_its_load_only(tmp_path, monkeypatch):
     included = tmp_path / "big.xml"
     included.write_text("<mujoco>" + " " * 2000 + "</mujoco>")

@@ -436,15 +436,22 @@ class Registry:
         disable_plugins: Iterable[str] = (),
         confine: bool = False,
     ) -> Model:
-        if isinstance(text, str):
-            data = _utf8(text)
-        elif isinstance(text, (bytes, bytearray, memoryview)):
-            data = bytes(text)
-        else:
+        if not isinstance(text, (str, bytes, bytearray, memoryview)):
             raise InvalidArgument(
                 f"text must be the description as str or bytes, not {kind(text)}",
                 construct="text",
                 suggestion="to read a file, call robodesc.load(path)",
+            )
+        # the limit of a description file holds for text too (a service passing on what it was sent);
+        # a str is at least as long in UTF-8, so a longer one is refused before it is encoded
+        limit = size_limit("file")
+        data = b"" if len(text) > limit else _utf8(text) if isinstance(text, str) else bytes(text)
+        if len(text) > limit or len(data) > limit:
+            raise ResourceRefused(
+                f"the text is longer than the limit of {limit} bytes for a description",
+                location=Location(file="<string>"),
+                construct="text",
+                suggestion=f"if the text is right, raise the limit: {LIMIT_VARIABLES['file']}=BYTES",
             )
         excluded = self._excluded(disable_plugins)
         spec = self._spec(format, None, data, excluded)
