@@ -563,7 +563,8 @@ def cmd_fk(args: argparse.Namespace) -> int:
     """Print poses of bodies and frames at the given joint values (others at their reference):
     in the world, or in the body or frame `--relative-to` names."""
     model = _load(args)
-    entries = _labelled_poses(model, model.forward_kinematics(_configuration(model, args)))
+    # one configuration in a short-lived process: numpy, not the numba kernel (loading it costs ~1 s)
+    entries = _labelled_poses(model, model.forward_kinematics(_configuration(model, args), backend="numpy"))
     names = list(entries)
     if args.frame:
         # keep the order given, drop repeats

@@ -761,3 +761,24 @@ def test_check_reports_a_file_and_a_folder_it_may_not_read() -> None:
         "secret.xml": "permission denied",
     }
     assert f"cannot read {folder / 'locked'}: Permission denied" in result.stderr
+
+
+def test_one_shot_commands_do_not_load_the_numba_kernel(tmp_path):
+    """`robodesc fk`, a conversion and a scene compute one configuration: with robodesc[fast]
+    installed they still use numpy, since loading numba and its cached kernel costs about a second."""
+    path = tmp_path / "arm.urdf"
+    path.write_text(
+        '<robot name="r"><link name="a"/><link name="b"/><joint name="j" type="revolute"><parent link="a"/>'
+        '<child link="b"/><axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/></joint></robot>'
+    )
+    script = (
+        "import sys, robodesc\n"
+        "from robodesc.cli import main\n"
+        f"assert main(['fk', {str(path)!r}, '--set', 'j=0.5']) == 0\n"
+        f"robodesc.dumps(robodesc.load({str(path)!r}), 'mjcf')\n"
+        f"robodesc.load({str(path)!r}).scene()\n"
+        "print('numba' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "False"

@@ -292,7 +292,7 @@ def build_scene(
 
     if kind not in ("visual", "collision"):
         raise InvalidArgument(f"kind must be 'visual' or 'collision', not {kind!r}", construct=str(kind))
-    poses = model.forward_kinematics(positions)
+    poses = model.forward_kinematics(positions, backend="numpy")  # once per scene: not worth loading numba
     scene = trimesh.Scene()
     nodes: dict[str, dict[str, Any]] = {}
     skipped: list[dict[str, Any]] = []

@@ -144,7 +144,7 @@ class _Writer:
         self.uses_classes = False
         self.welded: dict[str, bool] = {}
         self.geoms = GeomWriter(model, context, self.lose)
-        self.poses = model.forward_kinematics()
+        self.poses = model.forward_kinematics(backend="numpy")  # once: not worth loading numba
         self.compiler = self._source_compiler()
         self.degrees = self.compiler.get("angle", "degree") != "radian"
         self.raw_names: dict[str, set[str]] = {}

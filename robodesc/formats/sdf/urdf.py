@@ -16,7 +16,7 @@ from .desc import AxisDesc, InertialDesc, JointDesc, LinkDesc, ModelDesc, PoseRe
 
 
 def model_desc_from_urdf(model: Model, path: str) -> ModelDesc:
-    poses = model.forward_kinematics()
+    poses = model.forward_kinematics(backend="numpy")  # once: not worth loading numba
     desc = ModelDesc(name=model.name, version=(1, 12), source=path, location=Location(file=path))
     for body in model.bodies.values():
         inertial = body.inertial
