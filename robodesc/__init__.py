@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, BinaryIO, Union
 
 if TYPE_CHECKING:  # what the lazy names below are, for type checkers and editors
@@ -159,6 +159,7 @@ def load(
     search_paths: Iterable[str | os.PathLike[str]] = (),
     disable_plugins: Iterable[str] = (),
     confine: bool = False,
+    args: Mapping[str, str] | None = None,
 ) -> Model:
     """Load a description from a path, a `pathlib.Path` or a binary file object.
 
@@ -166,14 +167,15 @@ def load(
     exact rule). `search_paths` are extra roots for `package://NAME`, `model://NAME` and includes;
     `disable_plugins` leaves the named plugins out of this load. `confine=True` is for descriptions
     you do not trust: nothing outside the description's folder and `search_paths` is opened or
-    even stat'ed (docs/limits.md). Raises a `RobodescError` subclass (and nothing else) when the
-    file cannot be loaded; a `PluginCrash` when a plugin has a bug; `InvalidArgument` for an
-    argument of the wrong kind (docs/model.md, "Wrong arguments").
-    """
+    even stat'ed (docs/limits.md). `args` are arguments for formats that take them (a xacro file's
+    `<xacro:arg>`s, as `xacro robot.urdf.xacro NAME:=VALUE` sets them); other formats ignore them.
+    Raises a `RobodescError` subclass (and nothing else) when the file cannot be loaded; a
+    `PluginCrash` when a plugin has a bug; `InvalidArgument` for an argument of the wrong kind
+    (docs/model.md, "Wrong arguments")."""
     from .plugins import default_registry
 
     return default_registry().load(
-        path, format=format, search_paths=search_paths, disable_plugins=disable_plugins, confine=confine
+        path, format=format, search_paths=search_paths, disable_plugins=disable_plugins, confine=confine, args=args
     )
 
 
@@ -184,9 +186,10 @@ def loads(
     search_paths: Iterable[str | os.PathLike[str]] = (),
     disable_plugins: Iterable[str] = (),
     confine: bool = False,
+    args: Mapping[str, str] | None = None,
 ) -> Model:
     """Load a description from text; relative URIs resolve against `base_dir` (default: cwd), to
-    which (and to `search_paths`) `confine=True` confines the load."""
+    which (and to `search_paths`) `confine=True` confines the load; `args` as for `load`."""
     from .plugins import default_registry
 
     return default_registry().loads(
@@ -196,6 +199,7 @@ def loads(
         search_paths=search_paths,
         disable_plugins=disable_plugins,
         confine=confine,
+        args=args,
     )
 
 
@@ -235,6 +239,7 @@ def check(
     search_paths: Iterable[str | os.PathLike[str]] = (),
     disable_plugins: Iterable[str] = (),
     confine: bool = False,
+    args: Mapping[str, str] | None = None,
 ) -> CheckReport:
     """Check a file (or an already loaded model) and return every finding at once.
 
@@ -252,6 +257,7 @@ def check(
         search_paths=search_paths,
         disable_plugins=disable_plugins,
         confine=confine,
+        args=args,
     )
 
 

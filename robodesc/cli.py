@@ -194,7 +194,12 @@ def cmd_check(args: argparse.Namespace) -> int:
             )
         try:
             report = check(
-                path, strict=args.strict, format=args.format, search_paths=args.search_path or (), confine=args.confine
+                path,
+                strict=args.strict,
+                format=args.format,
+                search_paths=args.search_path or (),
+                confine=args.confine,
+                args=_format_args(args),
             )
         except PluginCrash as crash:  # a bug in a plugin, not a finding: say so, and go on with the other files
             print(f"{PROG}: error: {cli_wording(str(crash))}", file=sys.stderr)
@@ -269,7 +274,27 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
 # -- loading -----------------------------------------------------------------------------------
 def _load(args: argparse.Namespace) -> Model:
     """Load FILE with the shared --format / --search-path options."""
-    return load(args.file, format=args.format, search_paths=args.search_path or (), confine=args.confine)
+    return load(
+        args.file,
+        format=args.format,
+        search_paths=args.search_path or (),
+        confine=args.confine,
+        args=_format_args(args),
+    )
+
+
+def _format_arg(text: str) -> tuple[str, str]:
+    """One `--arg NAME:=VALUE`, spelt as the xacro command takes it (`NAME=VALUE` is refused: in
+    xacro's own command line that is no argument at all)."""
+    name, sep, value = text.partition(":=")
+    if not sep or not name.strip():
+        raise argparse.ArgumentTypeError(f"{text!r} is not of the form NAME:=VALUE")
+    return name.strip(), value.strip()
+
+
+def _format_args(args: argparse.Namespace) -> dict[str, str]:
+    """The `--arg` options as a dict (the last of one name wins, as in xacro)."""
+    return dict(getattr(args, "arg", None) or ())
 
 
 # -- info --------------------------------------------------------------------------------------
@@ -673,6 +698,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
             copy_assets=args.copy_assets,
             strict=args.strict,
             confine=args.confine,
+            args=_format_args(args),
         )
     except LossyConversion as refused:
         for loss in refused.losses:
@@ -706,7 +732,15 @@ def cmd_diff(args: argparse.Namespace) -> int:
     models = []
     for path in (args.a, args.b):
         try:
-            models.append(load(path, format=args.format, search_paths=args.search_path or (), confine=args.confine))
+            models.append(
+                load(
+                    path,
+                    format=args.format,
+                    search_paths=args.search_path or (),
+                    confine=args.confine,
+                    args=_format_args(args),
+                )
+            )
         except RobodescError as err:
             message = cli_wording(str(err))
             print(f"{PROG}: error: {message if path in message else f'{path}: {message}'}", file=sys.stderr)
@@ -839,6 +873,13 @@ def _input_options(parser: argparse.ArgumentParser, what: str) -> None:
         "--confine",
         action="store_true",
         help="read nothing outside the description's folder and the search paths (for untrusted files)",
+    )
+    parser.add_argument(
+        "--arg",
+        metavar="NAME:=VALUE",
+        action="append",
+        type=_format_arg,
+        help="an argument for formats that take them, such as a xacro file's <xacro:arg> (repeatable)",
     )
 
 

@@ -13,7 +13,7 @@ be converted from, and any that writes can be converted to.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from .core.errors import FormatError, LossyConversion, ResourceNotFound
@@ -72,10 +72,11 @@ def convert(
     copy_assets: bool = False,
     strict: bool = False,
     confine: bool = False,
+    args: Mapping[str, str] | None = None,
 ) -> Conversion:
     """Load `source` (in `format`, else found as `load` finds it, confined as `load` confines it)
-    and write it to `output` in format `to` (else from `output`'s extension). Returns a `Conversion`
-    with the losses.
+    and write it to `output` in format `to` (else from `output`'s extension); `args` as for `load`.
+    Returns a `Conversion` with the losses.
 
     Mesh references in the output are relative to its folder; with `copy_assets` the meshes are
     copied into ``<output stem>_assets/`` beside it. With `strict`, any loss raises
@@ -85,7 +86,7 @@ def convert(
 
     out_path = os.fspath(output)
     target = target_format(out_path, to)
-    model = load(source, format=format, search_paths=search_paths, confine=confine)
+    model = load(source, format=format, search_paths=search_paths, confine=confine, args=args)
     context = WriteContext(out_path, copy_assets=copy_assets)
     text = default_registry().dumps(model, target, context=context)
     if strict and context.losses:

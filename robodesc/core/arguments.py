@@ -8,7 +8,7 @@ value reaches difflib, numpy, pluggy or the file system, whose own errors would 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .errors import InvalidArgument
@@ -82,3 +82,28 @@ def names_argument(value: Any, argument: str, what: str = "names") -> list[str]:
     """A list of names (`disable_plugins`), each a str."""
     items = list_argument(value, argument, what + " (str)")
     return [name_argument(item, f"{argument}[{i}]") for i, item in enumerate(items)]
+
+
+def args_argument(value: Any, argument: str = "args") -> dict[str, str]:
+    """`args` (arguments for formats that take them, such as xacro's `<xacro:arg>`) as a new dict of
+    str to str; None is no arguments. A number given as a value is refused rather than turned into
+    text: `{"scale": 0.5}` would reach the format as "0.5" on one run and "0.50" on the next."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise InvalidArgument(
+            f"{argument} must be a mapping of names to values (str to str), not {kind(value)}",
+            construct=argument,
+            suggestion=f'{argument}={{"name": "value"}}',
+        )
+    out: dict[str, str] = {}
+    for key, item in value.items():
+        name_argument(key, f"{argument} keys", "an argument name")
+        if not isinstance(item, str):
+            raise InvalidArgument(
+                f"{argument}[{key!r}] must be text (str), not {kind(item)}",
+                construct=argument,
+                suggestion=f"{argument}[{key!r}]=str(value)",
+            )
+        out[key] = item
+    return out

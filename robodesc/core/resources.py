@@ -354,6 +354,9 @@ class LoadContext:
     set by `confine`, confines the load: no file outside those folders is opened or stat'ed, and
     naming one is a located `ResourceRefused`. None (the default) reads wherever the description
     points, as MuJoCo and libsdformat do.
+
+    `args` holds the caller's arguments for formats that take them (xacro's `<xacro:arg>`), so a
+    reader finds them where it finds everything else about the load; other readers ignore them.
     """
 
     source: str | None
@@ -367,6 +370,8 @@ class LoadContext:
     max_file_bytes: int | None = None
     max_mesh_bytes: int | None = None
     allowed_roots: list[str] | None = None
+    #: arguments for formats that take them (xacro's `<xacro:arg>`): `load(..., args=)`, `--arg NAME:=VALUE`
+    args: dict[str, str] = field(default_factory=dict)
 
     def confine(self, roots: Iterable[str | os.PathLike[str]] = ()) -> None:
         """Confine the load to the description's folder, the search paths and `roots`, from now on

@@ -20,14 +20,22 @@ import gc
 import os
 import threading
 import warnings
-from collections.abc import Callable, Generator, Iterable
+from collections.abc import Callable, Generator, Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from typing import Any, BinaryIO
 
 import pluggy
 
-from ..core.arguments import flag_argument, kind, name_argument, names_argument, path_argument, paths_argument
+from ..core.arguments import (
+    args_argument,
+    flag_argument,
+    kind,
+    name_argument,
+    names_argument,
+    path_argument,
+    paths_argument,
+)
 from ..core.checks import CheckReport, check_model, deduplicated, error_diagnostic
 from ..core.diagnostics import Diagnostic
 from ..core.errors import (
@@ -411,19 +419,21 @@ class Registry:
         context: LoadContext | None = None,
         disable_plugins: Iterable[str] = (),
         confine: bool = False,
+        args: Mapping[str, str] | None = None,
     ) -> Model:
         """See `robodesc.load`. A `context` given (a file loaded from within another load) brings its
-        search paths, limits and confinement; `search_paths` and `confine` are then not used."""
+        search paths, limits, confinement and args; `search_paths`, `confine` and `args` are then not used."""
         excluded = self._excluded(disable_plugins)  # every argument checked before the file is read
         if format is not None:
             name_argument(format, "format", "a format name")
         search_paths = paths_argument(search_paths, "search_paths")
         flag_argument(confine, "confine")
+        arguments = args_argument(args)
         source, data = _read_source(path, context)
         spec = self._spec(format, source, data, excluded)
         base_dir = os.path.dirname(os.path.abspath(source)) if source else os.getcwd()
         if context is None:
-            context = self.new_context(source, base_dir, search_paths, excluded, confine)
+            context = self.new_context(source, base_dir, search_paths, excluded, confine, arguments)
             return self._read_own(spec, data, context, excluded)
         return self._read(spec, data, context, excluded)
 
@@ -435,6 +445,7 @@ class Registry:
         search_paths: Iterable[str | os.PathLike[str]] = (),
         disable_plugins: Iterable[str] = (),
         confine: bool = False,
+        args: Mapping[str, str] | None = None,
     ) -> Model:
         if not isinstance(text, (str, bytes, bytearray, memoryview)):
             raise InvalidArgument(
@@ -454,9 +465,11 @@ class Registry:
                 suggestion=f"if the text is right, raise the limit: {LIMIT_VARIABLES['file']}=BYTES",
             )
         excluded = self._excluded(disable_plugins)
+        arguments = args_argument(args)
         spec = self._spec(format, None, data, excluded)
         base = os.path.abspath(path_argument(base_dir, "base_dir")) if base_dir is not None else os.getcwd()
-        return self._read_own(spec, data, self.new_context(None, base, search_paths, excluded, confine), excluded)
+        context = self.new_context(None, base, search_paths, excluded, confine, arguments)
+        return self._read_own(spec, data, context, excluded)
 
     def _spec(self, format: str | None, source: str | None, data: bytes, excluded: frozenset[str]) -> FormatSpec:
         if format is not None:
@@ -470,15 +483,17 @@ class Registry:
         search_paths: Iterable[str | os.PathLike[str]],
         excluded: frozenset[str] = frozenset(),
         confine: bool = False,
+        args: Mapping[str, str] | None = None,
     ) -> LoadContext:
         """The context of a top-level load; with `confine`, confined to `base_dir` and the search
-        paths (see `LoadContext.confine`)."""
+        paths (see `LoadContext.confine`); `args` for formats that take arguments (xacro)."""
         folders = paths_argument(search_paths, "search_paths")
         context = LoadContext(
             source=source,
             base_dir=base_dir,
             search_paths=folders,
             resolver=self._resolver(excluded),
+            args=args_argument(args),
         )
         context.load_file = lambda path, format=None: self.load(
             path, format=format, context=_child(context, path), disable_plugins=excluded
@@ -555,6 +570,7 @@ class Registry:
         search_paths: Iterable[str | os.PathLike[str]] = (),
         disable_plugins: Iterable[str] = (),
         confine: bool = False,
+        args: Mapping[str, str] | None = None,
     ) -> CheckReport:
         """Load (unless given a model) and check: the reader's notes, robodesc's checks, plugins' checks.
 
@@ -582,7 +598,12 @@ class Registry:
                 )
             try:
                 model = self.load(
-                    target, format=format, search_paths=search_paths, disable_plugins=excluded, confine=confine
+                    target,
+                    format=format,
+                    search_paths=search_paths,
+                    disable_plugins=excluded,
+                    confine=confine,
+                    args=args,
                 )
             except (PluginCrash, InvalidArgument):  # a plugin's bug or the caller's mistake: not a finding
                 raise
