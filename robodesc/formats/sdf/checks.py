@@ -191,8 +191,10 @@ class _Lint:
                 self.element(element, parent, scope)
                 if tag == "plugin":
                     continue  # free-form content: nothing below is SDF
-            if len(element):
-                stack.extend([(child, element, scope) for child in reversed(element)])
+            if len(element):  # a leaf the lint does not look at is not even pushed
+                stack.extend(
+                    [(child, element, scope) for child in reversed(element) if child.tag in _LINTED or len(child)]
+                )
 
     def element(self, element, parent, scope) -> None:
         tag = element.tag

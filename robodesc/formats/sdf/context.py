@@ -30,7 +30,7 @@ from .spec import (
     TYPED_CHILDREN,
     is_custom,
 )
-from .values import parse_bool, parse_finite, parse_pose, parse_typed, text_of
+from .values import parse_bool, parse_finite, parse_pose, parse_typed, plain_finite, text_of
 
 
 class FileContext(Values):
@@ -118,7 +118,11 @@ class FileContext(Values):
         child = element.find(tag)
         if child is None:
             return default
-        return parse_finite(text_of(child), self.at(child), tag, allow_inf)
+        text = text_of(child)
+        value = plain_finite(text)  # the common case, without making a locator for an error
+        if value is not None:
+            return value
+        return parse_finite(text, self.at(child), tag, allow_inf)
 
     def child_bool(self, element: Element, tag: str, default: bool) -> bool:
         child = element.find(tag)

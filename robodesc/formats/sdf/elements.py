@@ -137,12 +137,16 @@ def _model_header(ctx: FileContext, element: Element, top: bool) -> ModelDesc:
 
 
 # -- links -----------------------------------------------------------------------------------
+#: The placeholder a link's inertial holds while the link is read (never seen outside `parse_link`).
+_UNREAD = InertialDesc(1.0, np.zeros(3), np.eye(3))
+
+
 def parse_link(ctx: FileContext, element: Element) -> LinkDesc:
     name = name_of(ctx, element, "link")
     link = LinkDesc(
         name=name,
         pose=ctx.pose_of(element),
-        inertial=InertialDesc(1.0, np.zeros(3), np.eye(3)),
+        inertial=_UNREAD,  # replaced below, once the collisions (auto inertia) are read
         visuals=[],
         collisions=[],
         location=ctx.where(element),
@@ -173,6 +177,8 @@ def parse_link(ctx: FileContext, element: Element) -> LinkDesc:
         kept = [ctx.keep(c, "inertial") for c in inertial_el if c.tag not in _INERTIAL_READ]
         if kept:
             link.properties["inertial_kept"] = kept
+    else:
+        link.inertial = InertialDesc(1.0, np.zeros(3), np.eye(3))  # libsdformat's default
     defaults = _inertial_defaults(inertial_el)
     if defaults:
         link.properties["inertial_defaults"] = defaults
@@ -216,7 +222,7 @@ def parse_inertial(ctx: FileContext, element: Element, link_name: str, solids: l
         ]
     )
     ctx.require(
-        math.isfinite(mass) and np.isfinite(tensor).all() and np.isfinite(pose).all(),
+        math.isfinite(mass) and all(map(math.isfinite, values.values())) and np.isfinite(pose).all(),
         InvalidValue,
         element,
         f"link {link_name!r} has an inertial that is not finite",

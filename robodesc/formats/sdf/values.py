@@ -35,6 +35,7 @@ __all__ = [
     "parse_color",
     "parse_double",
     "parse_finite",
+    "plain_finite",
     "parse_int",
     "parse_pose",
     "parse_typed",
@@ -102,6 +103,19 @@ def parse_double(text: str, where: Where, construct: str) -> float:
         construct,
         "write a plain decimal number such as 0.5",
     )
+
+
+def plain_finite(text: str) -> float | None:
+    """`text` as a number when it is a plain, finite decimal number (what `parse_finite` then returns,
+    with or without `allow_inf`); None for anything else, which `parse_finite` decides."""
+    if text and not text.strip(_DECIMAL_CHARACTERS):
+        try:
+            value = float(text)
+        except ValueError:
+            return None
+        if math.isfinite(value):
+            return value
+    return None
 
 
 def parse_finite(text: str, where: Where, construct: str, allow_inf: bool = False) -> float:
