@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import copy
 from collections import deque
 from dataclasses import dataclass
 from typing import Generic, TypeVar
@@ -24,6 +23,7 @@ from ...core.diagnostics import Severity
 from ...core.errors import InvalidTree, Location, UnresolvedReference, did_you_mean
 from ...core.model import Body, Constraint, Frame, Inertial, Joint, JointType, Limits, Mimic, Model
 from ...core.transforms import invert_pose
+from ..poses import identity
 from .desc import FileDesc, FrameDesc, JointDesc, LinkDesc, ModelDesc, Node
 from .graph import Scope, scope_of
 
@@ -31,6 +31,16 @@ _ONE_AXIS = (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC, Join
 _TWO_AXES = (JointType.UNIVERSAL, JointType.REVOLUTE2)
 
 _D = TypeVar("_D", LinkDesc, JointDesc, FrameDesc)
+_R = TypeVar("_R")
+
+
+def _shallow_copy(record: _R) -> _R:
+    """`copy.copy(record)` for the model's records (plain dataclasses: no __copy__, no slots, no
+    __setstate__), which is a new instance sharing the same attribute values; without copy's
+    dispatch and __reduce_ex__ round trip, run for every shape of every link instance."""
+    new = object.__new__(type(record))
+    new.__dict__.update(record.__dict__)
+    return new
 
 
 @dataclass
@@ -184,7 +194,7 @@ class Builder:
 
     def _placement(self, desc: ModelDesc) -> np.ndarray:
         if not desc.placement_frame:
-            return np.eye(4)
+            return identity()
         top = self._top()
         path = top.lookup(desc.placement_frame)
         if path is None:
@@ -226,8 +236,8 @@ class Builder:
         body = Body(
             name=item.full,
             inertial=Inertial(mass=inertial.mass, com=inertial.com.copy(), inertia=inertial.inertia.copy()),
-            visuals=[copy.copy(s) for s in link.visuals],
-            collisions=[copy.copy(s) for s in link.collisions],
+            visuals=[_shallow_copy(s) for s in link.visuals],
+            collisions=[_shallow_copy(s) for s in link.collisions],
             location=link.location,
         )
         body.static = item.static  # body.floating is set for root links of non-static models with the tree
@@ -271,7 +281,7 @@ class Builder:
         desc = item.desc
         parent, child = self._joint_ends(item)
         frame_pose = self.pose(item.full)
-        parent_pose = self.pose(parent) if parent != "world" else np.eye(4)
+        parent_pose = self.pose(parent) if parent != "world" else identity()
         joint = Joint(
             name=item.full,
             type=desc.type,
@@ -463,7 +473,7 @@ class Builder:
             body.parent = parent
             body.floating = jname is None and not body.static
             world_pose = self.pose(name)
-            parent_pose = self.pose(parent) if parent != "world" else np.eye(4)
+            parent_pose = self.pose(parent) if parent != "world" else identity()
             body.pose = invert_pose(parent_pose) @ world_pose
             loops = [j for j in incoming.get(name, ()) if j != jname]
             body.joints = (jname,) if jname is not None else ()
