@@ -378,3 +378,63 @@ def test_the_same_urdf_as_the_xacro_command(workspace: dict[str, Path], tmp_path
     for name, body in ours.bodies.items():
         theirs = by_xacro.bodies[name]
         assert [s.geometry for s in body.visuals] == [s.geometry for s in theirs.visuals]
+
+
+def test_yaml_loaded_by_xacro_is_read_through_robodesc(tmp_path: Path) -> None:
+    write(tmp_path / "config" / "dims.yaml", "arm:\n  length: 0.25\n")
+    robot = write(tmp_path / "robot.urdf.xacro", f"""
+        <robot name="y" {XACRO_NS}>
+          <xacro:property name="dims" value="${{xacro.load_yaml('config/dims.yaml')}}"/>
+          <link name="base"/>
+          <link name="tip"/>
+          <joint name="j" type="fixed">
+            <parent link="base"/><child link="tip"/><origin xyz="0 0 ${{dims['arm']['length']}}"/>
+          </joint>
+        </robot>
+        """)
+    np.testing.assert_allclose(robodesc.load(robot).pose("tip")[:3, 3], [0, 0, 0.25])
+    secret = write(tmp_path / "secret.yaml", "arm:\n  length: 1\n")
+    robot.write_text(robot.read_text().replace("config/dims.yaml", str(secret)))
+    assert robodesc.load(robot, confine=True).pose("tip")[2, 3] == 1  # secret.yaml sits in the robot's folder
+    (tmp_path / "inner").mkdir()
+    inner = write(tmp_path / "inner" / "robot.urdf.xacro", robot.read_text())
+    with pytest.raises(robodesc.ResourceNotFound, match="outside the folders"):
+        robodesc.load(inner, confine=True)
+
+
+def test_xacro_warnings_become_diagnostics_in_the_users_file(tmp_path: Path) -> None:
+    robot = write(tmp_path / "robot.urdf.xacro", f"""
+        <robot name="w" {XACRO_NS}>
+          <link name="base"/>
+          <xacro:include filename="optional/*.xacro"/>
+        </robot>
+        """)
+    model = robodesc.load(robot)
+    warnings = [d for d in model.diagnostics if d.code == "xacro-warning"]
+    assert len(warnings) == 1 and "matched no files" in warnings[0].message
+    assert (warnings[0].location.file, warnings[0].location.line) == (str(robot), 3)
+
+
+def test_a_wrong_macro_parameter_is_located_at_the_call(workspace: dict[str, Path]) -> None:
+    bad = write(workspace["robot"].parent / "bad.urdf.xacro", f"""
+        <robot name="b" {XACRO_NS}>
+          <xacro:include filename="$(find arm_parts)/urdf/arm.xacro"/>
+          <link name="base"/>
+          <xacro:arm_segment prefix="" name="upper" parent="base" length="1" colour="red">
+            <origin xyz="0 0 0"/>
+          </xacro:arm_segment>
+        </robot>
+        """)
+    with pytest.raises(robodesc.InvalidValue, match='Invalid parameter "colour"') as caught:
+        robodesc.load(bad, search_paths=[workspace["parts_root"]])
+    assert (caught.value.file, caught.value.line) == (str(bad), 4) and "called at" not in str(caught.value)
+
+
+def test_an_optional_include_that_is_missing_is_left_out(tmp_path: Path) -> None:
+    robot = write(tmp_path / "robot.urdf.xacro", f"""
+        <robot name="o" {XACRO_NS}>
+          <link name="base"/>
+          <xacro:include filename="extras.xacro" optional="true"/>
+        </robot>
+        """)
+    assert list(robodesc.load(robot).bodies) == ["base"]

@@ -445,6 +445,8 @@ def _relocated(error: RobodescError, location: Location, note: str = "") -> Robo
 def _translate(exc: BaseException, source: str | None) -> RobodescError:
     """What xacro raised, as the robodesc error a user reads: located in the file they wrote."""
     where, calls = _where(exc, Location(file=source))
+    if calls and calls[-1] == (where.file, where.line):
+        calls = calls[:-1]  # the error is at the macro call itself: no need to say it is in that call
     via = _via(calls[::-1])  # call_stack is outermost first: innermost first for _via
     cause = _cause(exc)
     if isinstance(cause, RobodescError):
