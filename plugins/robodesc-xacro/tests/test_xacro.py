@@ -278,7 +278,7 @@ def test_xacro_state_is_restored_and_expansions_are_serialised(workspace: dict[s
         except BaseException as exc:  # noqa: BLE001 - reported below
             errors.append(exc)
 
-    threads = [threading.Thread(target=load, args=(f"t{i}_",)) for i in range(6)]
+    threads = [threading.Thread(target=load, args=(f"t{i}_",)) for i in range(16)]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -438,3 +438,70 @@ def test_an_optional_include_that_is_missing_is_left_out(tmp_path: Path) -> None
         </robot>
         """)
     assert list(robodesc.load(robot).bodies) == ["base"]
+
+
+def test_find_asks_resolver_plugins_first(workspace: dict[str, Path]) -> None:
+    parts = workspace["parts"]
+
+    class Vendor:
+        """A resolver plugin that knows where arm_parts is; no search path or variable does."""
+
+        @robodesc.hookimpl
+        def robodesc_resolve_uri(self, uri: str, context: robodesc.LoadContext) -> str | None:
+            prefix = "package://arm_parts/"
+            return str(parts / uri[len(prefix) :]) if uri.startswith(prefix) else None
+
+    name = robodesc.register_plugin(Vendor(), name="vendor-resolver")
+    try:
+        model = robodesc.load(workspace["robot"])
+    finally:
+        robodesc.unregister_plugin(name)
+    assert model.bodies["fore"].visuals[0].geometry.path == str(parts / "meshes" / "segment.stl")
+
+
+def test_dirname_is_the_folder_of_the_file_being_expanded(tmp_path: Path) -> None:
+    write(tmp_path / "parts" / "part.xacro", f"""
+        <robot {XACRO_NS}>
+          <link name="part"><visual><geometry><mesh filename="$(dirname)/part.stl"/></geometry></visual></link>
+        </robot>
+        """)
+    (tmp_path / "parts" / "part.stl").write_text("solid s\nendsolid s\n")
+    robot = write(tmp_path / "robot.urdf.xacro", f"""
+        <robot name="d" {XACRO_NS}>
+          <link name="$(dirname)"/>
+          <xacro:include filename="parts/part.xacro"/>
+          <joint name="j" type="fixed"><parent link="$(dirname)"/><child link="part"/></joint>
+        </robot>
+        """)
+    model = robodesc.load(robot)
+    assert list(model.bodies) == [str(tmp_path), "part"]
+    assert model.bodies["part"].visuals[0].geometry.path == str(tmp_path / "parts" / "part.stl")
+
+
+def test_a_wildcard_include_may_not_list_folders_outside_a_confined_load(tmp_path: Path) -> None:
+    write(tmp_path / "other" / "a.xacro", f'<robot {XACRO_NS}><link name="other"/></robot>\n')
+    robot = write(tmp_path / "robot" / "robot.urdf.xacro", f"""
+        <robot name="g" {XACRO_NS}>
+          <link name="base"/>
+          <xacro:include filename="../other/*.xacro"/>
+        </robot>
+        """)
+    with pytest.raises(robodesc.ResourceNotFound, match="outside the folders") as caught:
+        robodesc.load(robot, confine=True)
+    assert caught.value.line == 3
+
+
+def test_an_sdf_xacro_is_read_by_the_sdf_reader(tmp_path: Path) -> None:
+    world = write(tmp_path / "model.sdf.xacro", f"""
+        <sdf version="1.9" {XACRO_NS}>
+          <xacro:property name="h" value="0.5"/>
+          <model name="m">
+            <link name="base"/>
+            <link name="top"><pose>0 0 ${{h * 2}} 0 0 0</pose></link>
+            <joint name="j" type="fixed"><parent>base</parent><child>top</child></joint>
+          </model>
+        </sdf>
+        """)
+    model = robodesc.load(world)
+    assert model.format == "sdf" and model.source == str(world)
+    np.testing.assert_allclose(model.pose("top")[:3, 3], [0, 0, 1.0])

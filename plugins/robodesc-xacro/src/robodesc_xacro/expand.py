@@ -54,8 +54,12 @@ from robodesc.core.errors import (
 from robodesc.core.resources import LoadContext, ResourceRefused, confined_path, max_elements, package_roots
 from robodesc.formats.xml import parse_xml
 
-#: xacro's globals are one per process: one expansion at a time
-_LOCK = threading.Lock()
+#: xacro's globals are one per process: one expansion at a time (re-entrant: a resolver plugin asked
+#: during an expansion may itself load a xacro file in the same thread; the state is saved and restored
+#: around each expansion, so a nested one leaves the outer one's as it found it)
+_LOCK = threading.RLock()
+#: the reader of the expanded document, by its root element: robot.urdf.xacro, world.sdf.xacro, scene.xml.xacro
+_READERS = {"robot": "urdf", "sdf": "sdf", "mujoco": "mjcf"}
 #: the file name the URDF reader sees for the expanded text; mapped back before anyone sees it
 EXPANDED = "<expanded xacro>"
 
@@ -73,6 +77,7 @@ class Expansion:
     origins: list[tuple[Origin, tuple[Origin, ...]]]
     warnings: list[tuple[str, Location]]
     files: list[str]
+    root: str = "robot"  # the expanded document's root element
 
     def origin_of(self, line: int | None) -> tuple[Origin, tuple[Origin, ...]] | None:
         """Where the element on (or last started before) `line` of the expanded text was written."""
@@ -310,6 +315,16 @@ class _Expander:
 
         return _clone_node
 
+    def wrap_extension(self, original: Callable[..., Any]) -> Callable[..., Any]:
+        """`$(dirname)` is the folder of the file being expanded (an included file's, inside it)."""
+
+        def eval_extension(text: str) -> Any:
+            stack = self.xacro.filestack
+            self.xacro.substitution_args_context["filename"] = stack[-1] if stack else None
+            return original(text)
+
+        return eval_extension
+
     def warning(self, *args: Any, **_: Any) -> None:
         where = self.here() or Location(file=self.context.source)
         self.warnings.append((" ".join(str(a) for a in args), where))
@@ -362,6 +377,7 @@ def _expand_document(expander: _Expander, data: bytes, source: str | None, args:
             (xacro, "check_attrs", expander.wrap_attrs(xacro.check_attrs)),
             (xacro, "reqd_attrs", expander.wrap_attrs(xacro.reqd_attrs)),
             (xacro, "warning", expander.warning),
+        (xacro, "eval_extension", expander.wrap_extension(xacro.eval_extension)),
             (xacro, "print_location", lambda *a, **k: None),
             (subst, "_eval_find", expander.find),
             (minidom, "_clone_node", expander.wrap_clone(minidom._clone_node)),  # type: ignore[attr-defined]
@@ -382,7 +398,6 @@ def _expand_document(expander: _Expander, data: bytes, source: str | None, args:
                 # relative includes and $(dirname) are taken from the file; text given to loads sits in base_dir
                 xacro.init_stacks(source or os.path.join(base, "<string>"))
                 xacro.root_dir = os.curdir
-                xacro.substitution_args_context["filename"] = source or os.path.join(base, "<string>")
                 xacro.process_doc(document, mappings=dict(args), verbosity=1)
                 return document
         finally:
@@ -488,21 +503,25 @@ def expand(data: bytes, context: LoadContext) -> Expansion:
     xacro = _import_xacro()
     expander = _Expander(context, xacro)
     source = context.source
-    try:
-        document = _expand_document(expander, data, source, context.args)
-    except RobodescError:
-        raise
-    except Exception as exc:  # xacro's own errors, and whatever a user's ${expression} raised
-        raise _translate(exc, source) from exc
-    root = document.documentElement
-    _drop_blank_text(root)
-    text = root.toprettyxml(indent="  ")
-    finals = [root, *root.getElementsByTagName("*")]
+    # the lock is held until the document is written out: xacro moves one shared text node
+    # (`xacro._empty_text_node`) from document to document, and dropping it from this one must not
+    # race with another expansion inserting it into theirs
+    with _LOCK:
+        try:
+            document = _expand_document(expander, data, source, context.args)
+        except RobodescError:
+            raise
+        except Exception as exc:  # xacro's own errors, and whatever a user's ${expression} raised
+            raise _translate(exc, source) from exc
+        root = document.documentElement
+        _drop_blank_text(root)
+        text = root.toprettyxml(indent="  ")
+        finals = [root, *root.getElementsByTagName("*")]
     lines = _element_lines(text.encode("utf-8"), EXPANDED)
     origins = [
         (expander.origin.get(id(e), (source, None)), tuple(expander.calls.get(id(e), ()))) for e in finals
     ]
-    return Expansion(text, lines, origins, expander.warnings, expander.files)
+    return Expansion(text, lines, origins, expander.warnings, expander.files, root.tagName)
 
 
 def _drop_blank_text(element: Any) -> None:
@@ -550,8 +569,9 @@ def _relocate_model(model: Model, expansion: Expansion) -> None:
 
 
 def read(data: bytes, context: LoadContext) -> Model:
-    """The `xacro` format's reader: expand, then read the URDF with robodesc's URDF reader, in
-    memory and with this load's context (its search paths, confinement, limits and cache)."""
+    """The `xacro` format's reader: expand, then read the result with robodesc's reader for its root
+    element (URDF for `<robot>`; SDF, MJCF for `<sdf>`, `<mujoco>`), in memory and with this load's
+    context (its search paths, confinement, limits and cache)."""
     expansion = expand(data, context)
     encoded = expansion.text.encode("utf-8")
     limit = context.limit("file")
@@ -561,11 +581,11 @@ def read(data: bytes, context: LoadContext) -> Model:
             location=Location(file=context.source),
             suggestion="if the robot is right, raise the limit: ROBODESC_MAX_FILE_BYTES=BYTES",
         )
-    urdf = robodesc.default_registry().get("urdf")
-    assert urdf.read is not None  # robodesc's own URDF format reads
-    inner = dataclasses.replace(context, source=EXPANDED, format="urdf")
+    reader = robodesc.default_registry().get(_READERS.get(expansion.root, "urdf"))
+    assert reader.read is not None  # robodesc's own formats read
+    inner = dataclasses.replace(context, source=EXPANDED, format=reader.name)
     try:
-        model = urdf.read(encoded, inner)
+        model = reader.read(encoded, inner)
     except RobodescError as error:
         mapped = _map(error.location, expansion)
         if mapped is None:
