@@ -505,3 +505,20 @@ def test_an_sdf_xacro_is_read_by_the_sdf_reader(tmp_path: Path) -> None:
     model = robodesc.load(world)
     assert model.format == "sdf" and model.source == str(world)
     np.testing.assert_allclose(model.pose("top")[:3, 3], [0, 0, 1.0])
+
+
+def test_package_uris_in_include_filenames(workspace: dict[str, Path], tmp_path: Path) -> None:
+    robot = write(workspace["robot"].parent / "uri.urdf.xacro", f"""
+        <robot name="u" {XACRO_NS}>
+          <xacro:include filename="package://arm_parts/urdf/arm.xacro"/>
+          <link name="base"/>
+          <xacro:arm_segment prefix="" name="upper" parent="base" length="1"><origin/></xacro:arm_segment>
+          <xacro:include filename="package://arm_parts/urdf/missing.xacro"/>
+        </robot>
+        """)
+    with pytest.raises(robodesc.ResourceNotFound) as caught:
+        robodesc.load(robot, search_paths=[workspace["parts_root"]])
+    assert caught.value.line == 5 and str(workspace["parts"] / "urdf" / "missing.xacro") in caught.value.tried
+    missing = '  <xacro:include filename="package://arm_parts/urdf/missing.xacro"/>\n'
+    robot.write_text(robot.read_text().replace(missing, ""))
+    assert "upper" in robodesc.load(robot, search_paths=[workspace["parts_root"]]).bodies

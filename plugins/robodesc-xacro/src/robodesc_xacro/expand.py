@@ -249,6 +249,24 @@ class _Expander:
             suggestion=f"add the folder holding {package}/ to search_paths (--search-path DIR) or ROS_PACKAGE_PATH",
         )
 
+    def wrap_filename(self, original: Callable[..., Any]) -> Callable[..., Any]:
+        """`<xacro:include filename="package://pkg/...">` (and `xacro.load_yaml('package://...')`): ROS 2's
+        newer xacro reads package URIs there; resolved here as robodesc resolves any `package://`."""
+
+        def abs_filename_spec(spec: str) -> str:
+            if not isinstance(spec, str) or not spec.startswith("package://"):
+                return original(spec)
+            found, tried = self.context.resolve(spec, self.here())
+            if found is None:
+                raise ResourceNotFound(
+                    f"{spec} not found", tried=tried, construct=spec,
+                    suggestion="add the folder holding the package to search_paths (--search-path DIR) "
+                    "or ROS_PACKAGE_PATH",
+                )
+            return found
+
+        return abs_filename_spec
+
     # -- wrappers around xacro's own functions ---------------------------------------------------
     def wrap_eval_all(self, original: Callable[..., Any]) -> Callable[..., Any]:
         def eval_all(node: Any, macros: Any, symbols: Any) -> Any:
@@ -377,6 +395,7 @@ def _expand_document(expander: _Expander, data: bytes, source: str | None, args:
             (xacro, "check_attrs", expander.wrap_attrs(xacro.check_attrs)),
             (xacro, "reqd_attrs", expander.wrap_attrs(xacro.reqd_attrs)),
             (xacro, "warning", expander.warning),
+        (xacro, "abs_filename_spec", expander.wrap_filename(xacro.abs_filename_spec)),
         (xacro, "eval_extension", expander.wrap_extension(xacro.eval_extension)),
             (xacro, "print_location", lambda *a, **k: None),
             (subst, "_eval_find", expander.find),
@@ -509,10 +528,11 @@ def expand(data: bytes, context: LoadContext) -> Expansion:
     with _LOCK:
         try:
             document = _expand_document(expander, data, source, context.args)
-        except RobodescError:
-            raise
-        except Exception as exc:  # xacro's own errors, and whatever a user's ${expression} raised
-            raise _translate(exc, source) from exc
+        except Exception as exc:  # xacro's own errors, whatever a user's ${expression} raised, and ours
+            error = _translate(exc, source)
+            if error is exc:
+                raise
+            raise error from exc
         root = document.documentElement
         _drop_blank_text(root)
         text = root.toprettyxml(indent="  ")
