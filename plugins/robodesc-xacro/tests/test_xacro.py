@@ -522,3 +522,15 @@ def test_package_uris_in_include_filenames(workspace: dict[str, Path], tmp_path:
     missing = '  <xacro:include filename="package://arm_parts/urdf/missing.xacro"/>\n'
     robot.write_text(robot.read_text().replace(missing, ""))
     assert "upper" in robodesc.load(robot, search_paths=[workspace["parts_root"]]).bodies
+
+
+def test_diagnostics_and_model_locations_point_into_the_xacro_files(workspace: dict[str, Path]) -> None:
+    (workspace["parts"] / "meshes" / "segment.stl").unlink()  # every segment's mesh now missing
+    model = robodesc.load(workspace["robot"], search_paths=[workspace["parts_root"]])
+    arm = str(workspace["parts"] / "urdf" / "arm.xacro")
+    missing = [d for d in model.diagnostics if d.code == "mesh-not-found"]
+    assert missing and {(d.location.file, d.location.line) for d in missing} == {(arm, 8)}  # the <mesh> in the macro
+    assert (model.joints["fore_joint"].location.file, model.joints["fore_joint"].location.line) == (arm, 16)
+    assert (model.bodies["base"].location.file, model.bodies["base"].location.line) == (str(workspace["robot"]), 10)
+    report = robodesc.check(workspace["robot"], search_paths=[workspace["parts_root"]])
+    assert all(d.location.file in (arm, str(workspace["robot"]), None) for d in report.diagnostics)
