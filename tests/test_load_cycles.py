@@ -121,3 +121,24 @@ def test_a_load_leaves_the_cyclic_collector_as_it_found_it():
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_a_loaded_urdf_model_keeps_the_files_bytes_not_its_parsed_tree():
+    """Every body, joint and diagnostic has a location, and locations used to hold the parsed document
+    (three quarters of what a URDF model kept). They now name their element by its place, and parse
+    the bytes again when first asked: the same line and element path as before."""
+    from xml.etree.ElementTree import Element
+
+    text = URDF.replace('<link name="b"/>', '<link name="b"><sensor name="s"/></link>')
+    robodesc.loads(text, format="urdf")
+    gc.collect()
+    before = sum(isinstance(thing, Element) for thing in gc.get_objects())
+    model = robodesc.loads(text, format="urdf")
+    gc.collect()
+    kept = sum(isinstance(thing, Element) for thing in gc.get_objects()) - before
+    assert kept == 1  # the unknown <sensor>, kept as written (its Extra renders it on request)
+    (diagnostic,) = [d for d in model.diagnostics if d.code == "unknown-element"]
+    assert diagnostic.location.line == 1
+    assert diagnostic.location.element == "/robot[@name='r']/link[@name='b']/sensor[@name='s']"
+    assert model.bodies["b"].location.element == "/robot[@name='r']/link[@name='b']"
+    assert model.joints["j"].location.line == 1

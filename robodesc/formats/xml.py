@@ -46,7 +46,17 @@ from ..core.errors import (
 )
 from ..plugins.spec import FormatSpec
 
-__all__ = ["Document", "Element", "Values", "named_at", "parse_xml", "root_tag", "to_xml"]
+__all__ = [
+    "DetachedDocument",
+    "Document",
+    "Element",
+    "LocatingValues",
+    "Values",
+    "named_at",
+    "parse_xml",
+    "root_tag",
+    "to_xml",
+]
 
 
 class _Mended(NamedTuple):
@@ -281,6 +291,38 @@ class Document:
         return "/" + "/".join(reversed(parts))
 
 
+class DetachedDocument:
+    """What a model's locations need of a document once the load is over: the bytes, not the tree.
+
+    `Document.line_of` and `path_of` answer for elements of the tree, which every `Location` made by
+    `Values.where` used to keep alive (three quarters of what a loaded URDF model held). After
+    `LocatingValues.detach`, a location names its element by its place in document order, and the
+    first question asked parses the bytes again: the same bytes give the same tree, so the same
+    line and element path, as long as the reader left the tree as parsed (the URDF reader does)."""
+
+    __slots__ = ("source", "_data", "_parsed")
+
+    def __init__(self, data: _Mended, source: str | None) -> None:
+        self.source = source
+        self._data = data
+        self._parsed: Document | None = None
+
+    def _document(self) -> Document:
+        if self._parsed is None:
+            builder = TreeBuilder()
+            _expat(self._data, self.source, builder.start, builder.end, builder.data)
+            self._parsed = Document(builder.close(), self._data, self.source)
+        return self._parsed
+
+    def line_of(self, index: int) -> int | None:
+        document = self._document()
+        return document.line_of(document._elements[index])
+
+    def path_of(self, index: int) -> str:
+        document = self._document()
+        return document.path_of(document._elements[index])
+
+
 #: Elements may nest this deep (the root is level 1), exactly as deep as TinyXML2, the parser of MuJoCo,
 #: libsdformat and urdfdom, reads them: it counts the document itself as a level and stops at 500
 #: (checked against MuJoCo). A deeper file is refused here, with its line.
@@ -494,6 +536,34 @@ class Values:
             except ValueError:
                 pass
         return [self.parse_number(p, element, name) for p in parts]
+
+
+class LocatingValues(Values):
+    """`Values` that keep the locations they make, so that `detach` can let go of the parsed tree
+    once the reader is done (for a reader that never changes the tree it parsed)."""
+
+    def __init__(self, document: Document) -> None:
+        super().__init__(document)
+        self.located: list[Location] = []
+
+    def where(self, element: Element) -> Location:
+        location = Location(self.source, None, None, None, (self.document, element))
+        self.located.append(location)
+        return location
+
+    def detach(self) -> None:
+        """Point every location made so far at a `DetachedDocument` (by the element's place in document
+        order) instead of the tree, so that what the reader returns does not keep the tree alive."""
+        document = self.document
+        places = dict(zip(document._elements, range(len(document._elements))))  # elements hash by identity
+        detached = DetachedDocument(document._data, document.source)
+        for location in self.located:
+            node = location._node
+            if node is not None and node[0] is document:
+                place = places.get(node[1])
+                if place is not None:
+                    location._node = (detached, place)
+        self.located = []
 
 
 _PROLOGUE = re.compile(rb"[ \t\r\n]*(<\?.*?\?>|<!--.*?-->)", re.S)

@@ -46,7 +46,7 @@ from ...core.resources import LoadContext
 from ...core.transforms import IDENTITY, rpy_to_matrix
 from ...core.validation import check_finite_poses
 from ..poses import pose_xyz_rpy
-from ..xml import Element, Values, parse_xml, to_xml
+from ..xml import Element, LocatingValues, Values, parse_xml, to_xml
 
 JOINT_TYPES = {
     "fixed": JointType.FIXED,
@@ -92,7 +92,10 @@ _READ_ONCE = {
 def read(data: bytes, context: LoadContext) -> Model:
     """Read URDF text into a `Model` (the reader registered for the `urdf` format)."""
     document = parse_xml(data, context.source)
-    return _UrdfReader(context, Values(document)).read(document.root)
+    values = LocatingValues(document)
+    model = _UrdfReader(context, values).read(document.root)
+    values.detach()  # the model's locations keep the file's bytes, not its parsed tree
+    return model
 
 
 class _UrdfReader:
