@@ -534,3 +534,29 @@ def test_diagnostics_and_model_locations_point_into_the_xacro_files(workspace: d
     assert (model.bodies["base"].location.file, model.bodies["base"].location.line) == (str(workspace["robot"]), 10)
     report = robodesc.check(workspace["robot"], search_paths=[workspace["parts_root"]])
     assert all(d.location.file in (arm, str(workspace["robot"]), None) for d in report.diagnostics)
+
+
+@pytest.mark.parametrize("broken", [False, True])
+def test_a_load_leaves_nothing_for_the_cyclic_collector(workspace: dict[str, Path], broken: bool) -> None:
+    """As every robodesc load: minidom's documents (parent/child cycles) are unlinked when the expansion ends."""
+    import gc
+
+    search = [] if broken else [workspace["parts_root"]]  # broken: $(find arm_parts) fails mid-expansion
+
+    def load() -> None:
+        try:
+            robodesc.load(workspace["robot"], search_paths=search)
+        except robodesc.ResourceNotFound:
+            assert broken
+
+    load()  # imports, caches
+    gc.collect()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        load()
+        gc.collect()
+        left = [type(o).__name__ for o in gc.garbage]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+    assert not [name for name in left if name in ("Document", "Element", "Text", "_Expander", "LoadContext")], left

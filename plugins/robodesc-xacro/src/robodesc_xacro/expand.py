@@ -35,6 +35,7 @@ import glob as _glob
 import io
 import os
 import threading
+import types
 import xml.dom.minidom as minidom
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -116,6 +117,8 @@ def _element_lines(data: bytes, source: str | None) -> list[int]:
             f"not well-formed XML: {expat.ErrorString(exc.code)}",
             location=Location(file=source, line=exc.lineno, column=exc.offset),
         ) from None
+    finally:
+        parser.StartElementHandler = None  # the handler refers to the parser: no cycle left for the collector
     return lines
 
 
@@ -134,6 +137,7 @@ class _Expander:
         self.current: Any = None  # the xacro element being handled (check_attrs / reqd_attrs saw it)
         self.warnings: list[tuple[str, Location]] = []
         self.files: list[str] = []
+        self.documents: list[Any] = []  # every minidom document parsed, unlinked when the expansion is over
         self.elements = 0
         self.limit = max_elements()
 
@@ -182,6 +186,7 @@ class _Expander:
                 f"not well-formed XML for xacro: {expat.ErrorString(exc.code)}",
                 location=Location(file=source, line=exc.lineno, column=exc.offset),
             ) from None
+        self.documents.append(document)
         for element, line in zip(document.getElementsByTagName("*"), lines):
             self.mark(element, (source, line))
         if source is not None:
@@ -389,7 +394,7 @@ def _expand_document(expander: _Expander, data: bytes, source: str | None, args:
         patches = [
             (xacro, "parse", expander.parse),
             (xacro, "open", expander.open),
-            (xacro, "glob", type("glob", (), {"glob": staticmethod(expander.glob)})),
+            (xacro, "glob", types.SimpleNamespace(glob=expander.glob)),  # not a class: a class is a cycle
             (xacro, "eval_all", expander.wrap_eval_all(xacro.eval_all)),
             (xacro, "handle_macro_call", expander.wrap_macro_call(xacro.handle_macro_call)),
             (xacro, "check_attrs", expander.wrap_attrs(xacro.check_attrs)),
@@ -484,9 +489,11 @@ def _translate(exc: BaseException, source: str | None) -> RobodescError:
     via = _via(calls[::-1])  # call_stack is outermost first: innermost first for _via
     cause = _cause(exc)
     if isinstance(cause, RobodescError):
-        if cause.location.file is None and cause.location.line is None:
-            return _relocated(cause, where, via)
-        return cause
+        if cause is exc and (cause.location.file is not None or cause.location.line is not None):
+            return cause  # ours, raised straight through xacro, and located already
+        # a copy: the error xacro wrapped refers to the wrapper (`exc`), which will be the copy's cause
+        located = cause.location.file is not None or cause.location.line is not None
+        return _relocated(cause, cause.location if located else where, "" if located else via)
     text = " ".join(str(exc).split())
     name = type(cause).__name__
     if isinstance(cause, FileNotFoundError):
@@ -527,21 +534,43 @@ def expand(data: bytes, context: LoadContext) -> Expansion:
     # race with another expansion inserting it into theirs
     with _LOCK:
         try:
-            document = _expand_document(expander, data, source, context.args)
-        except Exception as exc:  # xacro's own errors, whatever a user's ${expression} raised, and ours
-            error = _translate(exc, source)
-            if error is exc:
-                raise
-            raise error from exc
-        root = document.documentElement
-        _drop_blank_text(root)
-        text = root.toprettyxml(indent="  ")
-        finals = [root, *root.getElementsByTagName("*")]
+            try:
+                document = _expand_document(expander, data, source, context.args)
+            except Exception as exc:  # xacro's own errors, whatever a user's ${expression} raised, and ours
+                error: BaseException | None = _translate(exc, source)
+                try:
+                    if error is exc:
+                        raise
+                    raise error from exc
+                finally:
+                    error = None  # this frame is in the error's traceback: no cycle through it
+            root = document.documentElement
+            tag = root.tagName
+            _drop_blank_text(root)
+            text = root.toprettyxml(indent="  ")
+            finals = [root, *root.getElementsByTagName("*")]
+            origins = [
+                (expander.origin.get(id(e), (source, None)), tuple(expander.calls.get(id(e), ()))) for e in finals
+            ]
+        finally:
+            _unlink(expander)
     lines = _element_lines(text.encode("utf-8"), EXPANDED)
-    origins = [
-        (expander.origin.get(id(e), (source, None)), tuple(expander.calls.get(id(e), ()))) for e in finals
-    ]
-    return Expansion(text, lines, origins, expander.warnings, expander.files, root.tagName)
+    return Expansion(text, lines, origins, expander.warnings, expander.files, tag)
+
+
+def _unlink(expander: _Expander) -> None:
+    """Break the parent/child cycles of every document the expansion parsed (minidom's `unlink`), so
+    that they are freed when the load returns, as everything a robodesc load parses is, rather than
+    when Python's cyclic collector next runs. xacro's shared text node is detached first: it is not ours."""
+    shared = getattr(expander.xacro, "_empty_text_node", None)
+    if shared is not None and shared.parentNode is not None:
+        shared.parentNode.removeChild(shared)
+    for document in expander.documents:
+        document.unlink()
+    for node in expander.keep:  # macro bodies and their clones are in no document any more
+        node.unlink()
+    expander.documents.clear()
+    expander.keep.clear()
 
 
 def _drop_blank_text(element: Any) -> None:
