@@ -537,13 +537,13 @@ def expand(data: bytes, context: LoadContext) -> Expansion:
             try:
                 document = _expand_document(expander, data, source, context.args)
             except Exception as exc:  # xacro's own errors, whatever a user's ${expression} raised, and ours
-                error: BaseException | None = _translate(exc, source)
+                error: list[BaseException] = [_translate(exc, source)]
                 try:
-                    if error is exc:
+                    if error[0] is exc:
                         raise
-                    raise error from exc
+                    raise error[0] from exc
                 finally:
-                    error = None  # this frame is in the error's traceback: no cycle through it
+                    error.clear()  # this frame is in the error's traceback: no cycle through it
             root = document.documentElement
             tag = root.tagName
             _drop_blank_text(root)
