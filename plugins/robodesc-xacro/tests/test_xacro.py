@@ -560,3 +560,20 @@ def test_a_load_leaves_nothing_for_the_cyclic_collector(workspace: dict[str, Pat
         gc.set_debug(0)
         gc.garbage.clear()
     assert not [name for name in left if name in ("Document", "Element", "Text", "_Expander", "LoadContext")], left
+
+
+def test_mypy_finds_no_error_in_the_plugin(tmp_path: Path) -> None:
+    """The plugin is typed as robodesc is (its own [tool.mypy] settings), and stays so."""
+    pytest.importorskip("mypy")
+    plugin = Path(__file__).resolve().parents[1]
+    # run from the repository's root, where mypy finds robodesc's sources (an editable install's
+    # import hook is invisible to mypy)
+    command = ["--config-file", str(plugin / "pyproject.toml"), str(plugin / "src" / "robodesc_xacro")]
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy", "--cache-dir", str(tmp_path / "mypy-cache"), *command],
+        cwd=plugin.parents[1],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert result.returncode == 0, f"mypy robodesc_xacro failed:\n{result.stdout}{result.stderr}"
