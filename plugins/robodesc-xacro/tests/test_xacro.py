@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from xacro_workspace import _no_plugin_crash, workspace_fixture  # noqa: F401 - fixtures, found by name
 
 import robodesc
 from robodesc.cli import main

@@ -1,4 +1,6 @@
-"""Fixtures: a workspace of two fake ROS packages written by the tests, and a guard against crashes.
+"""Fixtures, imported by the tests (not a conftest.py: robodesc's own tests import helpers from
+their `conftest`, and two modules of that name in one run shadow each other): a workspace of two
+fake ROS packages written by the tests, and a guard against crashes.
 
 `robot_description` (found by the source-tree walk, beside nothing else) holds the robot; it
 includes `arm_parts`, which lives in another folder that only `search_paths` or
@@ -90,8 +92,8 @@ def package(root: Path, name: str) -> Path:
     return folder
 
 
-@pytest.fixture
-def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
+@pytest.fixture(name="workspace")
+def workspace_fixture(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
     """robot_description/urdf/robot.urdf.xacro, and arm_parts in a folder of its own (`parts`)."""
     for variable in ("ROS_PACKAGE_PATH", "AMENT_PREFIX_PATH"):
         monkeypatch.delenv(variable, raising=False)
