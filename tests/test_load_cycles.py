@@ -106,23 +106,6 @@ def test_a_urdf_load_leaves_no_cycles():
     assert _left_for_the_collector(lambda: robodesc.loads(URDF, format="urdf")) == []
 
 
-def test_a_load_leaves_the_cyclic_collector_as_it_found_it():
-    """The collector is paused during a load (it has nothing to free there) and restored afterwards,
-    enabled or disabled as the caller had it, also when the load fails."""
-    assert gc.isenabled()
-    robodesc.loads(URDF, format="urdf")
-    assert gc.isenabled()
-    with pytest.raises(robodesc.XMLSyntaxError):
-        robodesc.loads("<robot name='r'><link name='a'></robot>", format="urdf")
-    assert gc.isenabled()
-    gc.disable()
-    try:
-        robodesc.loads(URDF, format="urdf")
-        assert not gc.isenabled()
-    finally:
-        gc.enable()
-
-
 def test_a_loaded_urdf_model_keeps_the_files_bytes_not_its_parsed_tree():
     """Every body, joint and diagnostic has a location, and locations used to hold the parsed document
     (three quarters of what a URDF model kept). They now name their element by its place, and parse

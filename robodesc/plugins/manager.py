@@ -16,7 +16,6 @@ checked before anyone uses it.
 
 from __future__ import annotations
 
-import gc
 import os
 import threading
 import warnings
@@ -518,21 +517,12 @@ class Registry:
         """`_read` with a context made for this load. Its `load_file` refers to the context itself, and
         its cache may hold contexts of the load's other folders (which share the cache): let go of
         both afterwards, so the context (and the files it cached) are freed when the load ends, not
-        when Python's cyclic collector next runs.
-
-        The cyclic collector is paused meanwhile (and restored as it was): a load makes no reference
-        cycles (tests/test_load_cycles.py), so the collector has nothing to free during it, yet a
-        large one (10,000 SDF links) triggered full collections over every object of the
-        half-built model, a quarter of its time."""
-        collecting = gc.isenabled()
-        gc.disable()
+        when Python's cyclic collector next runs."""
         try:
             return self._read(spec, data, context, excluded)
         finally:
             context.load_file = None
             context.cache.clear()
-            if collecting:
-                gc.enable()
 
     def _read(self, spec: FormatSpec, data: bytes, context: LoadContext, excluded: frozenset[str]) -> Model:
         if spec.read is None:
