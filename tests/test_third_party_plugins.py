@@ -592,12 +592,12 @@ def test_the_longest_claimed_extension_decides(site: Path, tmp_path: Path):
         """
         @hookimpl
         def robodesc_formats():
-            return [FormatSpec("short", (".xacro",), read=read_toy),
-                    FormatSpec("long", (".urdf.xacro",), read=read_toy)]
+            return [FormatSpec("short", (".toyx",), read=read_toy),
+                    FormatSpec("long", (".urdf.toyx",), read=read_toy)]
         """,
     )
-    registry = fresh_registry()
-    for name, expected in (("robot.urdf.xacro", "long"), ("robot.xacro", "short")):
+    registry = fresh_registry()  # (endings no installed plugin claims: robodesc-xacro claims .xacro)
+    for name, expected in (("robot.urdf.toyx", "long"), ("robot.toyx", "short")):
         path = tmp_path / name
         path.write_text("TOY\nbase -\n")
         assert registry.load(path).format == expected
