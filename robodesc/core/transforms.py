@@ -197,12 +197,17 @@ def quat_between(a: VectorLike, b: VectorLike) -> np.ndarray:
     ua = np.array(ta)
     ub = np.array(tb)
     cos = float(ua @ ub)
-    axis = cross(ta, tb)
-    sin = float(np.linalg.norm(axis))
+    # `cross`'s arithmetic on plain floats; its array only for the dot product, whose summation
+    # (BLAS, maybe fused) is numpy's: np.linalg.norm of a 1-D float array is sqrt(x.dot(x)), so
+    # this is its result, bit for bit, without its overhead (this runs for every fromto geom)
+    ax, ay, az = ta
+    bx, by, bz = tb
+    axis = (ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx)
+    vector = np.array(axis)
+    sin = math.sqrt(float(vector.dot(vector)))
     if sin < 1e-14:
         if cos > 0:
             return np.array([1.0, 0.0, 0.0, 0.0])
         helper = np.array([1.0, 0.0, 0.0]) if abs(ua[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
-        axis = np.cross(ua, helper)
-        return axis_angle_to_quat(axis, math.pi)
+        return axis_angle_to_quat(np.cross(ua, helper), math.pi)
     return axis_angle_to_quat(axis, math.atan2(sin, cos))

@@ -416,9 +416,10 @@ def geom_pose(
             construct=f"{element.tag}/@fromto",
             suggestion="use fromto with capsule, cylinder, box or ellipsoid",
         )
-    start, end = np.array(fromto[:3]), np.array(fromto[3:])
-    with np.errstate(over="ignore"):  # an infinite length is refused below
-        direction = end - start
+    # plain floats: the same IEEE arithmetic as numpy's element-wise operations, without an array per
+    # step (an overflowing difference is inf without a warning, as under numpy's errstate before)
+    sx, sy, sz, ex, ey, ez = fromto
+    direction = (ex - sx, ey - sy, ez - sz)
     length = math.hypot(*direction)
     if length < MJ_MINVAL:
         raise read.error(InvalidValue, element, "fromto has zero length", construct=f"{element.tag}/@fromto")
@@ -430,7 +431,10 @@ def geom_pose(
     radius = size[0] if size else 0.0
     # MuJoCo: the first size is the radius (capsule, cylinder) or both cross half-sizes (box, ellipsoid)
     size = [radius, length / 2] if kind in ("capsule", "cylinder") else [radius, radius, length / 2]
-    return make_pose(quat_to_matrix(quat_between(_Z, direction)), (start + end) / 2), size
+    middle = [(sx + ex) / 2, (sy + ey) / 2, (sz + ez) / 2]
+    if not all(map(math.isfinite, middle)):  # the sum overflows: numpy's way, with its overflow warning, as before
+        middle = list((np.array(fromto[:3]) + np.array(fromto[3:])) / 2)
+    return make_pose(quat_to_matrix(quat_between(_Z, direction)), middle), size
 
 
 def _note_fromto(read: Attributes, element: Element, attrs: dict[str, str]) -> None:
