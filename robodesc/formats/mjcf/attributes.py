@@ -166,6 +166,13 @@ class Attributes:
                 construct=f"{element.tag}/@{name}",
                 suggestion=f"give exactly {count} numbers",
             )
+        if text.isascii() and "_" not in text:  # `Values.numbers`' common case, without finding the element's file
+            try:
+                values = [float(p) for p in parts]
+                if math.isfinite(sum(values)):
+                    return values
+            except ValueError:
+                pass
         return self.values_of(element).numbers(parts, text, element, name)
 
     def sizes(self, element: Element, attrs: dict[str, str], name: str, most: int) -> list[float]:

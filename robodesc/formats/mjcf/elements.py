@@ -96,8 +96,17 @@ def _read_joint_axis_and_dynamics(
             construct=f"{element.tag}/@axis",
             suggestion='give the axis direction, e.g. axis="0 0 1"',
         )
-    joint.anchor = frame[:3, :3] @ joint.anchor + frame[:3, 3]  # a joint inside a <frame>: into body coordinates
-    joint.axis = frame[:3, :3] @ (axis / norm if norm >= MJ_MINVAL else np.array(_Z))
+    unit = axis / norm if norm >= MJ_MINVAL else np.array(_Z)
+    if frame is IDENTITY and not any(c == 0.0 and math.copysign(1.0, c) < 0.0 for c in unit.tolist()):
+        # a joint right in its body (most are): the products below, bit for bit, without the matrix
+        # products. Each entry of IDENTITY @ v is v's own plus +-0 terms: exact when non-zero, and +0
+        # when v's is +0 (a sum with a +0 term); adding the +0 translation also makes a -0 anchor entry
+        # +0, as `+ 0.0` does. Only a -0 axis entry could come out either way: it takes the products.
+        joint.anchor = joint.anchor + 0.0
+        joint.axis = unit
+    else:
+        joint.anchor = frame[:3, :3] @ joint.anchor + frame[:3, 3]  # a joint inside a <frame>: into body coordinates
+        joint.axis = frame[:3, :3] @ unit
     limited = _limited(read, element, attrs, kind)
     low, high = read.floats(element, attrs, "range", 2, [0.0, 0.0])
     if kind == "hinge":
