@@ -62,7 +62,10 @@ def matrix_to_rpy(rotation: np.ndarray) -> np.ndarray:
 
 def quat_to_matrix(q: VectorLike) -> np.ndarray:
     """3x3 rotation of a quaternion (w, x, y, z); the quaternion is normalised first."""
-    w, x, y, z = (float(v) for v in q)
+    if isinstance(q, np.ndarray) and q.dtype == np.float64 and q.ndim == 1:
+        w, x, y, z = q.tolist()  # the same floats as float() of each, in one call (a pose's quaternion, mostly)
+    else:
+        w, x, y, z = (float(v) for v in q)
     n = math.hypot(w, x, y, z)  # neither overflows nor underflows on huge or tiny components
     if n == 0.0 or not math.isfinite(n):
         raise ValueError("zero quaternion" if n == 0.0 else "quaternion is not finite")
@@ -93,7 +96,7 @@ def matrix_to_quat(rotation: np.ndarray) -> np.ndarray:
         s = 2.0 * math.sqrt(1.0 + r[2, 2] - r[0, 0] - r[1, 1])
         q = [(r[1, 0] - r[0, 1]) / s, (r[0, 2] + r[2, 0]) / s, (r[1, 2] + r[2, 1]) / s, 0.25 * s]
     quat = np.array(q)
-    quat /= np.linalg.norm(quat)
+    quat /= math.sqrt(float(quat.dot(quat)))  # np.linalg.norm of a 1-D float array, bit for bit, without its overhead
     return -quat if quat[0] < 0 else quat
 
 
