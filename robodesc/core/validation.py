@@ -77,8 +77,14 @@ def _check_mapping(problem: _Problem, what: str, mapping: Any, kind: type) -> No
             problem(f"model.{what}[{key!r}] holds an item named {value.name!r}", value.location)
 
 
+def _shape(value: Any) -> tuple[int, ...]:
+    """`np.shape(value)`; an array's own shape read directly (every body, joint and frame of every
+    load comes here, and np.shape converts its argument first)."""
+    return value.shape if type(value) is np.ndarray else np.shape(value)
+
+
 def _check_pose(problem: _Problem, pose: Any, what: str, location: Location) -> None:
-    if np.shape(pose) != (4, 4):
+    if _shape(pose) != (4, 4):
         problem(f"{what} has shape {np.shape(pose)}, not (4, 4)", location)
 
 
@@ -133,7 +139,7 @@ def _check_joints(problem: _Problem, model: Model) -> None:
                 problem(f"joint {joint.name!r} names body {end!r}, which does not exist", joint.location)
         _check_pose(problem, joint.origin, f"the origin of joint {joint.name!r}", joint.location)
         for label, axis in (("axis", joint.axis), ("axis2", joint.axis2)):
-            if axis is not None and np.shape(axis) != (3,):
+            if axis is not None and _shape(axis) != (3,):
                 problem(f"the {label} of joint {joint.name!r} has shape {np.shape(axis)}, not (3,)", joint.location)
 
 
