@@ -51,10 +51,17 @@ class MeshAsset:
 
     def reference(self) -> np.ndarray:
         """The mesh frame (refpos, refquat) as a 4x4 pose: worked out for the first geom that uses the
-        mesh, a copy of it for each geom."""
+        mesh, a copy of it for each geom. Meshes with the same frame (most keep the default one) share
+        one, worked out once per load: keyed on the numbers' bits, so a -0 that changes signs in the
+        matrix gets its own."""
         if self._reference is None:
             _, refpos, refquat = self.frame()
-            self._reference = make_pose(quat_to_matrix(refquat), refpos)
+            known = self.read.state.context.cache_for("mjcf-mesh-reference")
+            key = (np.array(refquat, dtype=float).tobytes(), refpos.tobytes())
+            found = known.get(key)
+            if found is None:
+                found = known[key] = make_pose(quat_to_matrix(refquat), refpos)
+            self._reference = found
         return self._reference.copy()
 
     def processed(self) -> ProcessedMesh:
