@@ -202,7 +202,7 @@ class ElementSchema:
 
     __slots__ = (
         "tag", "path", "occurs", "attributes", "children", "forbidden", "note", "reader_attributes", "constraints",
-        "_sorted", "_unique",
+        "_sorted", "_unique", "_touched",
     )  # fmt: skip
 
     def __init__(
@@ -226,6 +226,7 @@ class ElementSchema:
         self.constraints: tuple[_Constraint, ...] = ()
         self._sorted: dict[str, tuple[str, ...]] = {}
         self._unique: dict[str, str] | None = None
+        self._touched: frozenset[str] | None = None  # see check_constraints
 
     @property
     def repeatable(self) -> bool:
@@ -560,6 +561,13 @@ def check_constraints(node: ElementSchema, element: Any) -> tuple[SchemaProblem,
     """Problems with which of `element`'s attributes appear together (MuJoCo's presence constraints)."""
     if not node.constraints:
         return _NO_PROBLEMS
+    touched = node._touched
+    if touched is None:  # the attributes the rules name; empty when a rule needs one of its names written
+        rules = node.constraints
+        names = frozenset().union(*(rule.attributes for rule in rules))
+        touched = node._touched = frozenset() if any(rule.kind == "o" for rule in rules) else names
+    if touched and touched.isdisjoint(element.attrib):
+        return _NO_PROBLEMS  # the common case: no rule's attribute written, so none is violated (see violated)
     return tuple(
         SchemaProblem("constraint", element, f"{rule.phrase} on <{element.tag}>", (), rule.spec, None)
         for rule in node.constraints
@@ -584,10 +592,13 @@ def check_multiplicity(node: ElementSchema, element: Any) -> tuple[SchemaProblem
     if not unique:
         return _NO_PROBLEMS
     counts: dict[str, int] = {}
-    for child in iter_children(element):
-        tag = child.tag
-        if tag in unique:
-            counts[tag] = counts.get(tag, 0) + 1
+    if len(element):  # most elements are leaves: nothing to count
+        for child in iter_children(element):
+            tag = child.tag
+            if tag in unique:
+                counts[tag] = counts.get(tag, 0) + 1
+    if not counts and "!" not in unique.values():
+        return _NO_PROBLEMS  # nothing repeated, nothing required: the loop below would find nothing
     problems = []
     # MuJoCo keeps the last complaint in table order: report in reverse so the first one is MuJoCo's
     for tag, occurs in reversed(unique.items()):
@@ -653,6 +664,8 @@ def _push(
     stack: list[tuple[ElementSchema, Any, str | None, bool]], node: ElementSchema, element: Any, region: bool
 ) -> None:
     stack.append((node, element, None, region))
+    if not len(element):  # a leaf (most elements): no children to push
+        return
     children = list(iter_children(element))
     if node.occurs == "R":  # MuJoCo checks the nested bodies / defaults first
         same = "body" if node.tag == "worldbody" else node.tag
