@@ -54,6 +54,11 @@ _JOINT_IGNORES = {
     ),
     "ball": (("axis", "ref", "springref"), "ball joints have no axis or scalar reference"),
 }
+#: Every attribute `ignored_class_attributes` can name: an element that inherits none of them has
+#: nothing ignored, which the reader tells without going through the rules (most inherit none).
+MAYBE_IGNORED = frozenset(
+    {"size", "fitscale", *ORIENTATIONS, *(name for names, _ in _JOINT_IGNORES.values() for name in names)}
+)
 #: How many names a finding lists before "and N more".
 LISTED = 5
 

@@ -22,7 +22,7 @@ from ...core.transforms import IDENTITY, make_pose, quat_between, quat_to_matrix
 from ..xml import Element
 from . import inertia as mass_properties
 from .attributes import ORIENTATIONS, Attributes, merged
-from .checks import FROMTO_KINDS, ignored_class_attributes
+from .checks import FROMTO_KINDS, MAYBE_IGNORED, ignored_class_attributes
 from .mesh_assets import MeshAsset
 from .mujoco_math import MJ_MINVAL
 from .records import GeomSpec, HfieldAsset, JointSpec, MeshShape, Principal, SiteSpec
@@ -343,6 +343,8 @@ def _check_size(read: Attributes, element: Element, kind: str, size: list[float]
 
 def _plugin_instance(element: Element) -> str | None:
     """The plugin instance that makes a ``<mesh>`` (MuJoCo's SDF plugins: a torus, a gear, ...), if any."""
+    if not len(element):  # a mesh file's <mesh> (nearly all): no child, no plugin
+        return None
     plugin = next((child for child in element if child.tag == "plugin"), None)
     return None if plugin is None else plugin.get("instance") or plugin.get("plugin") or "unnamed"
 
@@ -477,7 +479,7 @@ def note_ignored(read: Attributes, element: Element, attrs: dict[str, str], acti
     if element.tag == "freejoint":
         return
     inherited = {name for name in attrs if name not in element.attrib}
-    if not inherited:
+    if MAYBE_IGNORED.isdisjoint(inherited):  # also when nothing is inherited
         return
     ignored = ignored_class_attributes(element.tag, kind, attrs, inherited)
     if ignored:
