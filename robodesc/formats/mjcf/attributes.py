@@ -45,6 +45,7 @@ from .state import FileScope, LoadState
 
 _AXIS_EPS = 1e-6  # MuJoCo's mjEPS: shorter axes (axisangle, xyaxes, zaxis) are errors
 ORIENTATIONS = ("quat", "axisangle", "euler", "xyaxes", "zaxis")
+_ORIENTATION_NAMES = frozenset(ORIENTATIONS)  # tested against every placed element's attributes
 #: How many numbers each orientation specifier takes.
 _ORIENTATION_SIZES = {"quat": 4, "axisangle": 4, "euler": 3, "xyaxes": 6, "zaxis": 3}
 ACTUATORS = {"general", "motor", "position", "velocity", "intvelocity", "damper", "cylinder", "muscle", "adhesion"}
@@ -237,7 +238,7 @@ class Attributes:
     def pose(self, element: Element, attrs: dict[str, str]) -> np.ndarray:
         """The pose written on an element: pos plus at most one orientation specifier."""
         pos = self.floats(element, attrs, "pos", 3, [0.0, 0.0, 0.0])
-        if not any(name in attrs for name in ORIENTATIONS):  # no rotation written or inherited: the
+        if _ORIENTATION_NAMES.isdisjoint(attrs):  # no rotation written or inherited: the
             return make_pose(None, pos)  # identity quaternion's matrix is the identity, bit for bit
         return make_pose(quat_to_matrix(self.quat(element, attrs)), pos)
 
