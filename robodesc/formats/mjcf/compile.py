@@ -140,7 +140,8 @@ def _store_inertials(model: Model, bodies: dict[str, _MassBody]) -> None:
         p = info.principal
         if p is not None:
             body = model.bodies[name]
-            if not (math.isfinite(p.mass) and np.isfinite(p.pos).all() and np.isfinite(p.moments).all()):
+            finite = math.isfinite  # on the arrays' numbers: np.isfinite(...).all(), without two ufunc calls
+            if not (finite(p.mass) and all(map(finite, p.pos.tolist())) and all(map(finite, p.moments.tolist()))):
                 raise InvalidValue(  # MuJoCo compiles an infinite inertia; nothing can be computed from it
                     f"the mass or inertia of body {name!r} overflows (it is not a finite number)",
                     location=body.location,

@@ -318,7 +318,7 @@ def bound_and_balance(
         raise ValueError(f"inertia must have shape (3,) or (3, 3), got {arr.shape}")
     mass = max(float(mass), float(boundmass))
     diag = np.maximum(diag, float(boundinertia))
-    if mass < 0 or np.any(diag < 0):
+    if mass < 0 or any(value < 0 for value in diag.tolist()):  # np.any(diag < 0) (NaN too: not negative), cheaper
         raise ValueError("mass and inertia cannot be negative")
     a, b, c = diag
     if a + b < c or a + c < b or b + c < a:
