@@ -15,7 +15,7 @@ network (they import urllib, requests or httpx) skip, and so does one that stops
 `MissingDependency` (an optional extra, such as viser for the viewer, not installed here).
 
 docs/plugins.md's examples need the guide's toy plugin installed first; tests/test_docs_plugins.py
-runs them, with the same FENCE, so they are left out here.
+runs them, with the same FENCE (reused from there), so they are left out here.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_docs_plugins import FENCE
+import test_docs_plugins
 
 ROOT = Path(__file__).parents[1]
 DOCS = ROOT / "docs"
@@ -41,7 +41,7 @@ NEEDS_NETWORK = re.compile(r"^\s*(?:import|from)\s+(?:urllib|requests|httpx)\b",
 
 def examples_in(text: str) -> list[tuple[str, str, int]]:
     """(code, printed text, line) of each python block whose output block follows it directly."""
-    found = [(m[1], m[2], m.start(), m.end()) for m in FENCE.finditer(text)]
+    found = [(m[1], m[2], m.start(), m.end()) for m in test_docs_plugins.FENCE.finditer(text)]
     return [
         (code, out, text.count("\n", 0, start) + 1)
         for (lang, code, start, end), (next_lang, out, next_start, _) in zip(found, found[1:])
@@ -64,11 +64,11 @@ def normalised(text: str) -> str:
     return ADDRESS.sub("0x...", text)
 
 
-@pytest.fixture(scope="module")
-def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("docs-examples")
-    shutil.copytree(ROOT / "examples", root / "examples")
-    return root
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """A folder of the example's own, so files one example writes are not there for the next."""
+    shutil.copytree(ROOT / "examples", tmp_path / "examples")
+    return tmp_path
 
 
 def test_the_convention_finds_only_adjacent_output_blocks():
@@ -78,6 +78,12 @@ def test_the_convention_finds_only_adjacent_output_blocks():
         "```python\nx = 3\n```\n```bash\nrobodesc check x\n```\n"
     )
     assert examples_in(text) == [("print(1)\n", "1\n", 1)]
+
+
+def test_the_plugin_guide_follows_the_same_convention():
+    """tests/test_docs_plugins.py runs the guide's examples; by this file's rule they are the same."""
+    guide = [(code, out) for code, out, _ in examples_in(test_docs_plugins.GUIDE.read_text())]
+    assert guide == test_docs_plugins.examples()
 
 
 def test_the_getting_started_page_checks_its_main_examples():
