@@ -127,9 +127,7 @@ def test_each_example_prints_what_the_docs_show(workspace: Path, code: str, expe
             pytest.skip("needs the reference corpus (ROBODESC_CORPUS)")
     if NEEDS_NETWORK.search(code):
         pytest.skip("needs the network")
-    result = subprocess.run(
-        [sys.executable, "-c", code], cwd=workspace, capture_output=True, text=True, timeout=300
-    )
+    result = subprocess.run([sys.executable, "-c", code], cwd=workspace, capture_output=True, text=True, timeout=300)
     if result.returncode != 0 and re.search(r"\bMissingDependency\b", result.stderr):
         pytest.skip(f"needs an optional extra: {result.stderr.strip().splitlines()[-1]}")
     assert result.returncode == 0, result.stderr

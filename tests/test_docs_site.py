@@ -52,8 +52,9 @@ def test_every_format_has_its_page(site: Path):
 def test_the_api_reference_documents_the_entry_points(site: Path):
     """The API page is generated from the docstrings: the main names each get an anchor."""
     html = (site / "api" / "index.html").read_text()
-    for name in ("load", "loads", "check", "convert", "dump", "dumps", "Model", "Body", "Joint",
-                 "Poses", "Kinematics", "LoadContext", "RobodescError"):
+    for (
+        name
+    ) in "load loads check convert dump dumps Model Body Joint Poses Kinematics LoadContext RobodescError".split():
         assert f'id="robodesc.{name}"' in html, name
     # the text comes from the docstrings themselves, not from a hand-written page
     assert "Load a description from a path" in html
