@@ -87,6 +87,7 @@ if TYPE_CHECKING:  # what the lazy names below are, for type checkers and editor
     )
     from .core.export import write_whole as write_whole
     from .core.render import render, render_scene, write_png  # not re-exported by core: `core.render` is the module
+    from .core.resources import ResourceRefused
     from .core.writing import Loss, WriteContext
     from .plugins import FormatSpec, PluginInfo, PluginWarning, hookimpl
     from .plugins import default_registry as default_registry
@@ -115,6 +116,7 @@ def _lazy_names() -> dict[str, tuple[str, str]]:
         "PluginError ReaderCrash ReservedName ResourceNotFound RobodescError UnresolvedReference UnsafeXML "
         "UnsupportedGeometry UnsupportedJointType UnsupportedVersion XMLSyntaxError",
         ".core.export": "write_whole",
+        ".core.resources": "ResourceRefused",
         ".core.render": "render render_scene write_png",
         ".core.writing": "Loss WriteContext",
         ".plugins": "FormatSpec PluginInfo PluginWarning default_registry hookimpl",
@@ -339,6 +341,7 @@ __all__ = [
     "ReaderCrash",
     "ReservedName",
     "ResourceNotFound",
+    "ResourceRefused",
     "RobodescError",
     "Severity",
     "Shape",
