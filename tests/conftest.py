@@ -8,6 +8,8 @@ test therefore fails when a crash was raised during it, caught or not, unless th
 
 from __future__ import annotations
 
+from importlib.metadata import entry_points
+
 import numpy as np
 import pytest
 
@@ -17,6 +19,12 @@ from robodesc import PluginCrash
 def assert_close(actual: object, expected: object, atol: float = 1e-9) -> None:
     """Element-wise equality of numbers or arrays within `atol` (absolute; no relative slack)."""
     np.testing.assert_allclose(np.asarray(actual, dtype=float), np.asarray(expected, dtype=float), atol=atol, rtol=0)
+
+
+def other_plugins() -> str:
+    """The installed plugins that are not robodesc's own (robodesc-xacro, installed with the project),
+    as ROBODESC_DISABLE_PLUGINS takes them: for a subprocess whose output lists robodesc's formats."""
+    return ",".join(e.name for e in entry_points(group="robodesc") if not e.value.startswith("robodesc."))
 
 
 def pytest_configure(config: pytest.Config) -> None:

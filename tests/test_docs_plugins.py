@@ -11,10 +11,10 @@ import os
 import re
 import subprocess
 import sys
-from importlib.metadata import entry_points
 from pathlib import Path
 
 import pytest
+from conftest import other_plugins
 
 GUIDE = Path(__file__).parents[1] / "docs" / "plugins.md"
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```\n", re.S | re.M)
@@ -56,9 +56,8 @@ def run(args: list[str], workspace: Path, installed: bool) -> str:
     env = {k: v for k, v in os.environ.items() if k != "ROBODESC_DISABLE_PLUGINS"}
     # the guide's output shows robodesc's own formats and the toy one: other installed plugins
     # (robodesc-xacro, in this repository's test set-up) are left out
-    others = [e.name for e in entry_points(group="robodesc") if not e.value.startswith("robodesc.")]
-    if others:
-        env["ROBODESC_DISABLE_PLUGINS"] = ",".join(others)
+    if others := other_plugins():
+        env["ROBODESC_DISABLE_PLUGINS"] = others
     # run-time registration examples import the package without installing its entry point
     env["PYTHONPATH"] = str(workspace / "site") if installed else str(workspace / "module-only")
     if not installed:

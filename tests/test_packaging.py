@@ -17,10 +17,10 @@ import sysconfig
 import tarfile
 import venv
 import zipfile
-from importlib.metadata import entry_points
 from pathlib import Path
 
 import pytest
+from conftest import other_plugins
 
 import robodesc
 
@@ -93,8 +93,7 @@ def test_the_wheel_installs_and_runs_in_a_fresh_environment(dist: Path, tmp_path
     clean = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     # plugins installed here (robodesc-xacro, editable) are seen through the borrowed folder but
     # cannot be imported there: left out, as they are not part of this wheel
-    others = [e.name for e in entry_points(group="robodesc") if not e.value.startswith("robodesc.")]
-    clean["ROBODESC_DISABLE_PLUGINS"] = ",".join(others)
+    clean["ROBODESC_DISABLE_PLUGINS"] = other_plugins()
     run = subprocess.run(
         [str(python), "-c", SMOKE], capture_output=True, text=True, timeout=300, env=clean, cwd=tmp_path
     )
