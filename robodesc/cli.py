@@ -193,14 +193,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
         try:
-            report = check(
-                path,
-                strict=args.strict,
-                format=args.format,
-                search_paths=args.search_path or (),
-                confine=args.confine,
-                args=_format_args(args),
-            )
+            report = check(path, strict=args.strict, **_input(args))
         except PluginCrash as crash:  # a bug in a plugin, not a finding: say so, and go on with the other files
             print(f"{PROG}: error: {cli_wording(str(crash))}", file=sys.stderr)
             report = CheckReport(path, [error_diagnostic(crash)], None, args.strict)
@@ -273,14 +266,8 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
 
 # -- loading -----------------------------------------------------------------------------------
 def _load(args: argparse.Namespace) -> Model:
-    """Load FILE with the shared --format / --search-path options."""
-    return load(
-        args.file,
-        format=args.format,
-        search_paths=args.search_path or (),
-        confine=args.confine,
-        args=_format_args(args),
-    )
+    """Load FILE with the shared input options."""
+    return load(args.file, **_input(args))
 
 
 def _format_arg(text: str) -> tuple[str, str]:
@@ -292,9 +279,15 @@ def _format_arg(text: str) -> tuple[str, str]:
     return name.strip(), value.strip()
 
 
-def _format_args(args: argparse.Namespace) -> dict[str, str]:
-    """The `--arg` options as a dict (the last of one name wins, as in xacro)."""
-    return dict(getattr(args, "arg", None) or ())
+def _input(args: argparse.Namespace) -> dict[str, Any]:
+    """The options `_input_options` adds, as the keyword arguments of `load`, `check` and `convert`
+    (`--arg`s as a dict: the last of one name wins, as in xacro)."""
+    return {
+        "format": args.format,
+        "search_paths": args.search_path or (),
+        "confine": args.confine,
+        "args": dict(args.arg or ()),
+    }
 
 
 # -- info --------------------------------------------------------------------------------------
@@ -693,12 +686,9 @@ def cmd_convert(args: argparse.Namespace) -> int:
             args.file,
             args.output,
             to=args.to,
-            format=args.format,
-            search_paths=args.search_path or (),
             copy_assets=args.copy_assets,
             strict=args.strict,
-            confine=args.confine,
-            args=_format_args(args),
+            **_input(args),
         )
     except LossyConversion as refused:
         for loss in refused.losses:
@@ -732,15 +722,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     models = []
     for path in (args.a, args.b):
         try:
-            models.append(
-                load(
-                    path,
-                    format=args.format,
-                    search_paths=args.search_path or (),
-                    confine=args.confine,
-                    args=_format_args(args),
-                )
-            )
+            models.append(load(path, **_input(args)))
         except RobodescError as err:
             message = cli_wording(str(err))
             print(f"{PROG}: error: {message if path in message else f'{path}: {message}'}", file=sys.stderr)
@@ -858,8 +840,8 @@ def cmd_plugins(args: argparse.Namespace) -> int:
 
 # -- argument parsing --------------------------------------------------------------------------
 def _input_options(parser: argparse.ArgumentParser, what: str) -> None:
-    """`--format`, `--search-path` and `--confine`: the same flags with the same meaning on every
-    command that reads."""
+    """`--format`, `--search-path`, `--confine` and `--arg`: the same flags with the same meaning on
+    every command that reads (`_input` hands them on)."""
     parser.add_argument(
         "--format", metavar="NAME", help=f"read {what} as this format (default: from the extension or content)"
     )

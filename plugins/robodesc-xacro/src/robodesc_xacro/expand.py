@@ -273,14 +273,18 @@ class _Expander:
         return abs_filename_spec
 
     # -- wrappers around xacro's own functions ---------------------------------------------------
+    def blamed(self, original: Callable[..., Any], node: Any, macros: Any, symbols: Any) -> Any:
+        """`original(node, macros, symbols)`, with an error it raises blamed on `node`."""
+        try:
+            return original(node, macros, symbols)
+        except Exception as exc:
+            self.blame(exc, node)
+            raise
+
     def wrap_eval_all(self, original: Callable[..., Any]) -> Callable[..., Any]:
         def eval_all(node: Any, macros: Any, symbols: Any) -> Any:
             self.stack.append(node)
-            try:
-                result = original(node, macros, symbols)
-            except Exception as exc:
-                self.blame(exc, node)
-                raise
+            result = self.blamed(original, node, macros, symbols)
             self.stack.pop()  # left in place on an error: `here` and `blame` still see the path
             return result
 
@@ -303,12 +307,8 @@ class _Expander:
             site = self.origin.get(id(node), (None, None))
             self.current = node
             self.call_stack.append(site)
-            try:
-                done = original(node, macros, symbols)
-            except Exception as exc:
-                self.blame(exc, node)
-                raise
-            self.call_stack.pop()
+            done = self.blamed(original, node, macros, symbols)
+            self.call_stack.pop()  # left in place on an error, as eval_all's stack
             if done and parent is not None:
                 for child in parent.childNodes:
                     if id(child) in known or child.nodeType != child.ELEMENT_NODE:
@@ -400,8 +400,8 @@ def _expand_document(expander: _Expander, data: bytes, source: str | None, args:
             (xacro, "check_attrs", expander.wrap_attrs(xacro.check_attrs)),
             (xacro, "reqd_attrs", expander.wrap_attrs(xacro.reqd_attrs)),
             (xacro, "warning", expander.warning),
-        (xacro, "abs_filename_spec", expander.wrap_filename(xacro.abs_filename_spec)),
-        (xacro, "eval_extension", expander.wrap_extension(xacro.eval_extension)),
+            (xacro, "abs_filename_spec", expander.wrap_filename(xacro.abs_filename_spec)),
+            (xacro, "eval_extension", expander.wrap_extension(xacro.eval_extension)),
             (xacro, "print_location", lambda *a, **k: None),
             (subst, "_eval_find", expander.find),
             (minidom, "_clone_node", expander.wrap_clone(minidom._clone_node)),  # type: ignore[attr-defined]
