@@ -205,58 +205,45 @@ def _motion(
 
 
 @njit(cache=True, nogil=True)
+def _take(flat: np.ndarray, at: int, shape: tuple) -> tuple:  # pragma: no cover - compiled
+    """The next part of a packed array, `shape` read from `flat` at `at`, and the offset after it."""
+    size = 1
+    for extent in shape:
+        size *= extent
+    return flat[at : at + size].reshape(shape), at + size
+
+
+@njit(cache=True, nogil=True)
 def forward(q: np.ndarray, out: np.ndarray, ints: np.ndarray, reals: np.ndarray) -> int:  # pragma: no cover - compiled
     """World poses of a plan (packed by `pack`) for configurations q (n, nq), into out (n, rows, 4, 4).
 
     Returns OK, or what went wrong for the caller to raise: a joint value that is not finite
     (checked before anything is computed), a zero quaternion, a pose that overflowed."""
     count, terms, direct, fixed, rigid = ints[0], ints[1], ints[2], ints[3], ints[4] == 1
-    a = 5
-    parents = ints[a : a + count]
-    a += count
-    src = ints[a : a + count]
-    a += count
-    starts = ints[a : a + count + 1]
-    a += count + 1
-    kinds = ints[a : a + terms]
-    a += terms
-    columns = ints[a : a + terms]
-    a += terms
-    is_slice = ints[a : a + terms]
-    a += terms
-    direct_rows = ints[a : a + direct]
-    a += direct
-    direct_src = ints[a : a + direct]
-    a += direct
-    fixed_rows = ints[a : a + fixed]
-    a += fixed
-    fixed_anchor = ints[a : a + fixed]
-    b = 0
-    mult = reals[b : b + count]
-    b += count
-    off = reals[b : b + count]
-    b += count
-    basis = reals[b : b + 64 * count].reshape((count, 4, 16))
-    b += 64 * count
-    tmult = reals[b : b + terms]
-    b += terms
-    toff = reals[b : b + terms]
-    b += terms
-    pres = reals[b : b + 16 * terms].reshape((terms, 4, 4))
-    b += 16 * terms
-    posts = reals[b : b + 16 * terms].reshape((terms, 4, 4))
-    b += 16 * terms
-    axes = reals[b : b + 3 * terms].reshape((terms, 3))
-    b += 3 * terms
-    axes2 = reals[b : b + 3 * terms].reshape((terms, 3))
-    b += 3 * terms
-    pitches = reals[b : b + terms]
-    b += terms
-    e1s = reals[b : b + 3 * terms].reshape((terms, 3))
-    b += 3 * terms
-    e2s = reals[b : b + 3 * terms].reshape((terms, 3))
-    b += 3 * terms
-    fixed_pose = reals[b : b + 16 * fixed].reshape((fixed, 4, 4))
+    a, b = 5, 0
+    parents, a = _take(ints, a, (count,))
+    src, a = _take(ints, a, (count,))
+    starts, a = _take(ints, a, (count + 1,))
+    kinds, a = _take(ints, a, (terms,))
+    columns, a = _take(ints, a, (terms,))
+    is_slice, a = _take(ints, a, (terms,))
+    direct_rows, a = _take(ints, a, (direct,))
+    direct_src, a = _take(ints, a, (direct,))
+    fixed_rows, a = _take(ints, a, (fixed,))
+    fixed_anchor, a = _take(ints, a, (fixed,))
+    mult, b = _take(reals, b, (count,))
+    off, b = _take(reals, b, (count,))
+    basis, b = _take(reals, b, (count, 4, 16))
+    tmult, b = _take(reals, b, (terms,))
+    toff, b = _take(reals, b, (terms,))
+    pres, b = _take(reals, b, (terms, 4, 4))
+    posts, b = _take(reals, b, (terms, 4, 4))
+    axes, b = _take(reals, b, (terms, 3))
+    axes2, b = _take(reals, b, (terms, 3))
+    pitches, b = _take(reals, b, (terms,))
+    e1s, b = _take(reals, b, (terms, 3))
+    e2s, b = _take(reals, b, (terms, 3))
+    fixed_pose, b = _take(reals, b, (fixed, 4, 4))
     return _forward(
         q, out, parents, src, mult, off, basis, starts, kinds, columns, is_slice, tmult, toff, pres, posts,
         axes, axes2, pitches, e1s, e2s, direct_rows, direct_src, fixed_rows, fixed_anchor, fixed_pose, rigid,

@@ -564,21 +564,7 @@ class Kinematics:
             if found is not None:
                 self._plans.move_to_end(key)
                 return found
-        rows: list[int] = []
-        for name in wanted:
-            k = self._index.get(name)
-            if k is None:
-                raise UnresolvedReference(
-                    f"no body or frame named {name!r}", construct=name, suggestion=did_you_mean(name, self._index)
-                )
-            rows.append(k)
-        for name in wanted_frames:
-            k = self._frames.get(name)
-            if k is None:
-                raise UnresolvedReference(
-                    f"no frame named {name!r}", construct=name, suggestion=did_you_mean(name, self._frames)
-                )
-            rows.append(k)
+        rows = _rows_of(wanted, self._index, "body or frame") + _rows_of(wanted_frames, self._frames, "frame")
         found = (self._subplan(rows), [*wanted, *wanted_frames], {}, {})
         first_frame = len(self.body_names)
         for r, name in enumerate(wanted):
@@ -770,6 +756,17 @@ class Kinematics:
                 workspace = _workspace(plan, last - first, self.nq)
             with np.errstate(all="ignore"):  # an overflow is refused by the caller, by name
                 _evaluate(plan, q[first:last], out[first:last], workspace)
+
+
+def _rows_of(names: Sequence[str], table: Mapping[str, int], what: str) -> list[int]:
+    """The rows of `names` in `table`; an unknown name is refused, with the nearest known ones."""
+    rows = []
+    for name in names:
+        k = table.get(name)
+        if k is None:
+            raise UnresolvedReference(f"no {what} named {name!r}", construct=name, suggestion=did_you_mean(name, table))
+        rows.append(k)
+    return rows
 
 
 def _names_key(names: Any) -> tuple[str, ...] | None:
