@@ -25,7 +25,7 @@ from __future__ import annotations
 import importlib
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, NamedTuple
 from xml.etree.ElementTree import Element, TreeBuilder, tostring
@@ -54,6 +54,7 @@ __all__ = [
     "Values",
     "named_at",
     "parse_xml",
+    "plain_numbers",
     "root_tag",
     "to_xml",
 ]
@@ -409,6 +410,20 @@ def to_xml(element: Element) -> str:
     return tostring(element, encoding="unicode").strip()
 
 
+def plain_numbers(parts: Iterable[str], text: str) -> list[float] | None:
+    """`parts` (cut from `text`) as numbers in one pass, when `text` is ASCII without `_` and every part
+    is a finite number: what `Values.parse_number` gives each part. None for anything else (a sum past
+    float included), which the caller's number-by-number path decides."""
+    if text.isascii() and "_" not in text:
+        try:
+            values = list(map(float, parts))
+        except ValueError:
+            return None
+        if math.isfinite(sum(values)):
+            return values
+    return None
+
+
 class Values:
     """Reads typed values out of elements of one file, raising errors that say where."""
 
@@ -467,15 +482,11 @@ class Values:
         """`[self.number(element, name) for name in names]`, every attribute required: in one pass when all
         are there and plain; otherwise name by name, so that the first fault is the one reported."""
         attrib = element.attrib
-        try:
+        if all(name in attrib for name in names):
             texts = [attrib[name] for name in names]
-            joined = "".join(texts)
-            if joined.isascii() and "_" not in joined:
-                values = list(map(float, texts))
-                if math.isfinite(sum(values)):
-                    return values
-        except (KeyError, ValueError):
-            pass
+            values = plain_numbers(texts, "".join(texts))
+            if values is not None:
+                return values
         return [self.number(element, name) for name in names]
 
     def parse_number(self, text: str, element: Element, name: str) -> float:
@@ -502,13 +513,8 @@ class Values:
         # the common case in one call (vectors are read for nearly every element); anything else
         # (a wrong count, a non-ASCII digit, a value past float) is worked out by `parse_vector`
         parts = text.split(None, count)
-        if len(parts) == count and text.isascii() and "_" not in text:
-            try:
-                values = list(map(float, parts))
-                if math.isfinite(sum(values)):
-                    return values
-            except ValueError:
-                pass
+        if len(parts) == count:
+            return self.numbers(parts, text, element, name)
         return self.parse_vector(text, element, name, count)
 
     def parse_vector(self, text: str, element: Element, name: str, count: int | None) -> list[float]:
@@ -528,13 +534,9 @@ class Values:
 
     def numbers(self, parts: list[str], text: str, element: Element, name: str) -> list[float]:
         """The numbers `parts` of attribute `name` (cut from `text` by the caller)."""
-        if text.isascii() and "_" not in text:  # the common case: one pass, no per-number calls
-            try:
-                values = [float(p) for p in parts]
-                if math.isfinite(sum(values)):
-                    return values
-            except ValueError:
-                pass
+        values = plain_numbers(parts, text)  # the common case: one pass, no per-number calls
+        if values is not None:
+            return values
         return [self.parse_number(p, element, name) for p in parts]
 
 

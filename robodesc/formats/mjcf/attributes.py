@@ -39,7 +39,7 @@ from ...core.transforms import (
     quat_between,
     quat_to_matrix,
 )
-from ..xml import Element, Values, to_xml
+from ..xml import Element, Values, plain_numbers, to_xml
 from .mujoco_math import MJ_MINVAL
 from .state import FileScope, LoadState
 
@@ -167,13 +167,9 @@ class Attributes:
                 construct=f"{element.tag}/@{name}",
                 suggestion=f"give exactly {count} numbers",
             )
-        if text.isascii() and "_" not in text:  # `Values.numbers`' common case, without finding the element's file
-            try:
-                values = [float(p) for p in parts]
-                if math.isfinite(sum(values)):
-                    return values
-            except ValueError:
-                pass
+        values = plain_numbers(parts, text)  # `Values.numbers`' common case, without finding the element's file
+        if values is not None:
+            return values
         return self.values_of(element).numbers(parts, text, element, name)
 
     def sizes(self, element: Element, attrs: dict[str, str], name: str, most: int) -> list[float]:

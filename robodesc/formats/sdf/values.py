@@ -29,6 +29,7 @@ import numpy as np
 from ...core.errors import Location, MalformedPose, MalformedValue, excerpt
 from ...core.transforms import make_pose, quat_to_matrix
 from ..poses import identity, pose_xyz_rpy
+from ..xml import plain_numbers
 
 __all__ = [
     "parse_bool",
@@ -76,13 +77,9 @@ def _fail(kind: type, message: str, where: Where, construct: str, suggestion: st
 
 def parse_double(text: str, where: Where, construct: str) -> float:
     """A double read like `std::stod` (the leading number; inf and nan included)."""
-    if text and not text.strip(_DECIMAL_CHARACTERS):  # a plain decimal number and nothing else
-        try:
-            value = float(text)
-            if not math.isinf(value):
-                return value
-        except ValueError:
-            pass
+    value = plain_finite(text)  # a plain decimal number and nothing else
+    if value is not None:
+        return value
     match = _DOUBLE_PREFIX.match(text.lstrip(_BLANKS))
     if match is not None:
         token = match.group(0)
@@ -181,13 +178,11 @@ def _tokens(text: str, count: int) -> list[str]:
 def _stream_numbers(text: str, count: int, where: Where, construct: str, kind: type = MalformedValue) -> list[float]:
     """The first `count` tokens of `text` as numbers, as `operator>>` reads them."""
     tokens = _tokens(text, count)[:count]
-    if len(tokens) == count and not "".join(tokens).strip(_DECIMAL_CHARACTERS):  # plain decimals: no pattern
-        try:
-            values = list(map(float, tokens))
-            if math.isfinite(sum(values)):
-                return values
-        except ValueError:
-            pass
+    joined = "".join(tokens)
+    if len(tokens) == count and not joined.strip(_DECIMAL_CHARACTERS):  # plain decimals: no pattern
+        plain = plain_numbers(tokens, joined)
+        if plain is not None:
+            return plain
     values = []
     for token in tokens:
         if _STREAM_NUMBER.fullmatch(token) is None:
