@@ -9,7 +9,7 @@ single body; `prepare_file` does the same for the main file and, once each, for 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 import numpy as np
 
@@ -266,8 +266,7 @@ def _assets(read: Attributes, scope: FileScope, element: Element) -> None:
             if tag == "hfield":  # and read: a scene draws it
                 _hfield(read, scope, child)
             elif tag in ("texture", "skin"):  # named as meshes are, and as uniquely
-                file = child.get("file")
-                name = child.get("name") or (os.path.splitext(os.path.basename(file))[0] if file else None)
+                name = _file_named(child.attrib)
                 if name:
                     taken = scope.kept_names.setdefault(tag, set())
                     read.unique(child, name, tag, taken)
@@ -275,11 +274,17 @@ def _assets(read: Attributes, scope: FileScope, element: Element) -> None:
             scope.extras.append(read.extra(child, None))
 
 
-def _asset_name(read: Attributes, element: Element, attrs: dict[str, str], what: str) -> str:
-    """An asset's name: its `name`, else its file's name without the extension (as MuJoCo names
-    meshes and height fields); one with neither cannot be referred to, which MuJoCo refuses."""
+def _file_named(attrs: Mapping[str, str]) -> str | None:
+    """An asset's name: its `name`, else its file's name without the extension, as MuJoCo names
+    meshes, height fields, textures and skins; None with neither."""
     file = attrs.get("file")
-    name = attrs.get("name") or (os.path.splitext(os.path.basename(file))[0] if file else None)
+    return attrs.get("name") or (os.path.splitext(os.path.basename(file))[0] if file else None)
+
+
+def _asset_name(read: Attributes, element: Element, attrs: dict[str, str], what: str) -> str:
+    """An asset's name (`_file_named`); one with neither a name nor a file cannot be referred to,
+    which MuJoCo refuses."""
+    name = _file_named(attrs)
     if name is None:
         raise read.error(
             MissingAttribute,
