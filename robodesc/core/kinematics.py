@@ -37,7 +37,7 @@ from .errors import (
     did_you_mean,
 )
 from .model import JOINT_DOF, JointType
-from .transforms import invert_pose, skew
+from .transforms import IDENTITY, invert_pose, skew
 
 if TYPE_CHECKING:
     from .model import Joint, Model
@@ -46,8 +46,6 @@ _CHUNK_ELEMENTS = 1 << 14  # bodies x configurations evaluated per pass: keeps w
 _KERNEL_ELEMENTS = 1 << 16  # bodies x configurations worth a thread of the compiled kernel
 _COMPILE_CHUNK = 512  # one-joint bodies compiled per batch of numpy calls, for the same reason
 _LINEAR_TYPES = (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC, JointType.SCREW)
-_IDENTITY = np.eye(4)
-_IDENTITY.flags.writeable = False
 
 
 class Poses(Mapping):
@@ -787,7 +785,7 @@ def _workspace(plan: _Plan, n: int, nq: int) -> tuple[np.ndarray, np.ndarray, np
     coef[..., 0, 0] = 1.0
     local = np.empty((n, count, 1, 16))
     world = np.empty((n, count + 1, 4, 4))
-    world[:, count] = _IDENTITY  # index `count` stands for "no moving anchor"
+    world[:, count] = IDENTITY  # index `count` stands for "no moving anchor"
     return qext, coef, local, world
 
 
@@ -805,7 +803,7 @@ def _evaluate_single(plan: _Plan, q: np.ndarray, out: np.ndarray) -> None:
         coef = np.empty((count, 1, 4))
         coef[:, 0, 0] = 1.0
         world = np.empty((count + 1, 4, 4))
-        world[count] = _IDENTITY  # index `count` stands for "no moving anchor"
+        world[count] = IDENTITY  # index `count` stands for "no moving anchor"
         workspace = plan._single.workspace = (qext, coef, world)
     qext, coef, world = workspace
     if plan.plain and plan.columns <= len(q):
@@ -969,9 +967,9 @@ def _anchors(
     for body in tree:
         parent = body.parent
         if parent is None:
-            anchor[body.name], prefix[body.name] = None, _IDENTITY  # read-only, shared: prefixes are only multiplied
+            anchor[body.name], prefix[body.name] = None, IDENTITY  # read-only, shared: prefixes are only multiplied
         elif moving_joints[parent]:
-            anchor[body.name], prefix[body.name] = parent, _IDENTITY
+            anchor[body.name], prefix[body.name] = parent, IDENTITY
         else:
             anchor[body.name] = anchor[parent]
             prefix[body.name] = prefix[parent] @ np.asarray(model.bodies[parent].pose, dtype=float)
@@ -1019,7 +1017,7 @@ def _linear_bases(joints: Sequence[Joint], bodies: Sequence[Any], prefixes: Sequ
     at_ref[:, 3, 3] = 1.0
     origins = np.array([j.origin for j in joints], dtype=float).reshape(count, 4, 4)
     pre = origins @ np.linalg.inv(at_ref)
-    if any(p is not _IDENTITY for p in prefixes):  # (URDF bodies below a moving one have none)
+    if any(p is not IDENTITY for p in prefixes):  # (URDF bodies below a moving one have none)
         pre = np.array(prefixes, dtype=float).reshape(count, 4, 4) @ pre
     undo = np.zeros((count, 4, 4))  # origin^-1, rigid: (R^T, -R^T t)
     undo[:, :3, :3] = np.swapaxes(origins[:, :3, :3], 1, 2)

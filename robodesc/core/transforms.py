@@ -35,8 +35,21 @@ def rpy_to_matrix(roll: float, pitch: float, yaw: float) -> np.ndarray:
     )
 
 
+#: `pose_from_xyz_rpy` at roll, pitch and yaw all +0.0, bit for bit (its -sin(pitch) is -0.0)
+_UNTURNED = np.array([[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0], [-0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0]])
+_UNTURNED.flags.writeable = False
+
+
 def pose_from_xyz_rpy(xyz: VectorLike, rpy: VectorLike) -> np.ndarray:
-    """4x4 pose from a translation and fixed-axis roll, pitch, yaw (URDF's <origin>)."""
+    """4x4 pose from a translation and fixed-axis roll, pitch, yaw (URDF's <origin>).
+
+    Most origins and poses readers meet turn nothing: with every angle +0.0 the result is a copy of
+    a template with the translation filled in, the same bits at a fraction of the cost. A -0.0
+    angle takes the general path (its sine is -0.0, which changes signs of zeros in the matrix)."""
+    if not any(rpy) and sum(map(math.copysign, (1.0, 1.0, 1.0), rpy)) == 3.0:
+        pose = _UNTURNED.copy()
+        pose[:3, 3] = xyz
+        return pose
     cr, sr = math.cos(rpy[0]), math.sin(rpy[0])
     cp, sp = math.cos(rpy[1]), math.sin(rpy[1])
     cy, sy = math.cos(rpy[2]), math.sin(rpy[2])

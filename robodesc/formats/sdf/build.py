@@ -22,8 +22,7 @@ import numpy as np
 from ...core.diagnostics import Severity
 from ...core.errors import InvalidTree, Location, UnresolvedReference, did_you_mean
 from ...core.model import Body, Constraint, Frame, Inertial, Joint, JointType, Limits, Mimic, Model
-from ...core.transforms import invert_pose
-from ..poses import identity
+from ...core.transforms import IDENTITY, invert_pose
 from .desc import FileDesc, FrameDesc, JointDesc, LinkDesc, ModelDesc, Node
 from .graph import Scope, scope_of
 
@@ -194,7 +193,7 @@ class Builder:
 
     def _placement(self, desc: ModelDesc) -> np.ndarray:
         if not desc.placement_frame:
-            return identity()
+            return IDENTITY.copy()
         top = self._top()
         path = top.lookup(desc.placement_frame)
         if path is None:
@@ -281,7 +280,7 @@ class Builder:
         desc = item.desc
         parent, child = self._joint_ends(item)
         frame_pose = self.pose(item.full)
-        parent_pose = self.pose(parent) if parent != "world" else identity()
+        parent_pose = self.pose(parent) if parent != "world" else IDENTITY.copy()
         joint = Joint(
             name=item.full,
             type=desc.type,
@@ -473,7 +472,7 @@ class Builder:
             body.parent = parent
             body.floating = jname is None and not body.static
             world_pose = self.pose(name)
-            parent_pose = self.pose(parent) if parent != "world" else identity()
+            parent_pose = self.pose(parent) if parent != "world" else IDENTITY.copy()
             body.pose = invert_pose(parent_pose) @ world_pose
             loops = [j for j in incoming.get(name, ()) if j != jname]
             body.joints = (jname,) if jname is not None else ()

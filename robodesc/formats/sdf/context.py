@@ -16,7 +16,7 @@ from functools import partial
 
 from ...core.diagnostics import Diagnostic, Severity
 from ...core.errors import Location, MalformedPose, did_you_mean
-from ..poses import identity
+from ...core.transforms import IDENTITY
 from ..xml import Document, Element, Values
 from .desc import ModelDesc, Node, PoseRef, WorldDesc
 from .loader import Loader
@@ -162,7 +162,7 @@ class FileContext(Values):
         """The element's `<pose>` (identity, in its default frame, when it has none)."""
         pose_el = element.find("pose")
         if pose_el is None:
-            return PoseRef(identity(), "", self.where(element))
+            return PoseRef(IDENTITY.copy(), "", self.where(element))
         return self.pose_element(pose_el)
 
     # -- what robodesc keeps without reading -----------------------------------------------

@@ -17,7 +17,7 @@ import numpy as np
 
 from ...core.diagnostics import Severity
 from ...core.errors import InvalidValue, MissingAttribute
-from ..poses import identity
+from ...core.transforms import IDENTITY
 from ..xml import Element
 from .context import FileContext
 from .desc import FrameDesc, InertialDesc, Instance, LinkDesc, ModelDesc, Node, WorldDesc
@@ -247,7 +247,7 @@ def _inertial_pose(ctx: FileContext, element: Element, link_name: str) -> np.nda
     """The inertial's pose, always in the link frame (a relative_to is ignored, with a warning)."""
     pose_el = element.find("pose")
     if pose_el is None:
-        return identity()
+        return IDENTITY.copy()
     ref = ctx.pose_element(pose_el)
     if ref.relative_to:
         ctx.diagnose(

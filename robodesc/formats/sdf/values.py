@@ -27,8 +27,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ...core.errors import Location, MalformedPose, MalformedValue, excerpt
-from ...core.transforms import make_pose, quat_to_matrix
-from ..poses import identity, pose_xyz_rpy
+from ...core.transforms import IDENTITY, make_pose, pose_from_xyz_rpy, quat_to_matrix
 from ..xml import plain_numbers
 
 __all__ = [
@@ -228,7 +227,7 @@ def parse_pose(text: str, rotation_format: str, degrees: bool, where: Where) -> 
     """A 4x4 pose from `<pose>` text (see the module docstring for the rules)."""
     tokens = _tokens(text, 7)
     if not tokens:
-        return identity()
+        return IDENTITY.copy()
     if rotation_format not in ("euler_rpy", "quat_xyzw"):
         raise _fail(
             MalformedPose,
@@ -253,7 +252,7 @@ def parse_pose(text: str, rotation_format: str, degrees: bool, where: Where) -> 
         rpy = values[3:]
         if degrees:
             rpy = [math.radians(a) for a in rpy]
-        return pose_xyz_rpy(values[:3], rpy)
+        return pose_from_xyz_rpy(values[:3], rpy)
     qx, qy, qz, qw = values[3:]
     if qx == qy == qz == qw == 0.0:
         raise _fail(

@@ -43,9 +43,8 @@ from ...core.errors import (
 from ...core.geometry import Box, Capsule, Cylinder, Geometry, Material, Mesh, Shape, Sphere
 from ...core.model import Body, Dynamics, Extra, Inertial, Joint, JointType, Limits, Mimic, Model
 from ...core.resources import LoadContext
-from ...core.transforms import IDENTITY, rpy_to_matrix
+from ...core.transforms import IDENTITY, pose_from_xyz_rpy, rpy_to_matrix
 from ...core.validation import check_finite_poses
-from ..poses import pose_xyz_rpy
 from ..xml import Element, LocatingValues, Values, parse_xml, to_xml
 
 JOINT_TYPES = {
@@ -120,7 +119,7 @@ class _UrdfReader:
         """The 4x4 pose of an <origin> element (identity when absent)."""
         if element is None:
             return IDENTITY.copy()
-        return pose_xyz_rpy(*self._xyz_rpy(element))
+        return pose_from_xyz_rpy(*self._xyz_rpy(element))
 
     def _xyz_rpy(self, element: Element) -> tuple[list[float] | tuple, list[float] | tuple]:
         """The xyz and rpy of an <origin> element, each defaulting to zeros."""
