@@ -52,6 +52,9 @@ class Loader:
         self.files: dict[tuple[str, str | None], FileDesc] = cache.setdefault("files", {})
         #: folder -> the load seen from that folder (relative URIs of the files there)
         self.contexts: dict[str, LoadContext] = cache.setdefault("contexts", {})
+        #: (include URI, folders it resolves against) -> what `include_path` found for it: each include is
+        #: resolved twice (the include tree is read ahead of the parse), a model included N times once
+        self.included: dict[tuple[str, tuple[str, ...]], tuple[str, str | None]] = cache.setdefault("included", {})
         #: files that failed to read or parse, with their error (raised wherever they are included)
         self.failed: dict[tuple[str, str | None], RobodescError] = {}
 
@@ -238,8 +241,16 @@ class Loader:
     def include_path(self, uri: str, where: Location, base_dirs: list[str]) -> tuple[str, str | None]:
         """(the SDF file an include URI names, the model folder it was found through or None).
 
-        A URI naming a model folder gives the folder's best file by its model.config.
+        A URI naming a model folder gives the folder's best file by its model.config. What is found is
+        remembered for the load (a failure is not: it is raised again, located at each include).
         """
+        key = (uri, tuple(base_dirs))
+        found = self.included.get(key)
+        if found is None:
+            found = self.included[key] = self._include_path(uri, where, base_dirs)
+        return found
+
+    def _include_path(self, uri: str, where: Location, base_dirs: list[str]) -> tuple[str, str | None]:
         path, tried = self.resolve_include(uri, base_dirs, where)
         if path is None:
             raise ResourceNotFound(
