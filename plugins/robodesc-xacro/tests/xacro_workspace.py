@@ -9,15 +9,56 @@ ROS_PACKAGE_PATH lead to.
 
 from __future__ import annotations
 
+import atexit
+import shutil
+import sys
+import tempfile
+from importlib.metadata import PackageNotFoundError, distribution
 from pathlib import Path
 
 import pytest
 
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pytest brings tomli where the standard library has no tomllib
+    import tomli as tomllib
+
 from robodesc import PluginCrash
 
+PLUGIN = Path(__file__).resolve().parents[1]
+
+
+def _installed_from_the_checkout() -> None:
+    """Make this checkout's plugin an installed distribution for this test run, when it is not one.
+
+    The project's set-up (`pip install -e ".[test]"`) installs robodesc, and cannot install this
+    plugin: pip takes robodesc-xacro, the `xacro` extra, from a package index only, never from a
+    folder. So the plugin is put where an installation would put it: its source folder on the path,
+    beside a `.dist-info` folder that declares its name, version and entry points from its own
+    pyproject.toml. robodesc then finds it through the `robodesc` entry-point group, as it finds
+    any installed plugin. (tests/test_packaging.py installs the plugin's real wheel.)"""
+    try:
+        distribution("robodesc-xacro")
+        return  # installed (pip install -e ./plugins/robodesc-xacro): tested as installed
+    except PackageNotFoundError:
+        pass
+    project = tomllib.loads((PLUGIN / "pyproject.toml").read_text())["project"]
+    site = Path(tempfile.mkdtemp(prefix="robodesc-xacro-checkout-"))
+    atexit.register(shutil.rmtree, site, ignore_errors=True)
+    info = site / f"robodesc_xacro-{project['version']}.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {project['name']}\nVersion: {project['version']}\n")
+    groups = project["entry-points"]
+    (info / "entry_points.txt").write_text(
+        "".join(f"[{group}]\n" + "".join(f"{k} = {v}\n" for k, v in points.items()) for group, points in groups.items())
+    )
+    sys.path[:0] = [str(PLUGIN / "src"), str(site)]
+
+
+_installed_from_the_checkout()
+
 STL = (
-    "solid s\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 0\nvertex 0 1 0\n"
-    "endloop\nendfacet\nendsolid s\n"
+    "solid s\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 0\nvertex 0 1 0\nendloop\nendfacet\nendsolid s\n"
 )
 
 ROBOT = """<?xml version="1.0"?>
