@@ -44,6 +44,7 @@ if TYPE_CHECKING:
 
 _CHUNK_ELEMENTS = 1 << 14  # bodies x configurations evaluated per pass: keeps work arrays in cache
 _KERNEL_ELEMENTS = 1 << 16  # bodies x configurations worth a thread of the compiled kernel
+_KEPT_ELEMENTS = 1 << 10  # bodies x configurations of a batch whose workspace a thread keeps
 _COMPILE_CHUNK = 512  # one-joint bodies compiled per batch of numpy calls, for the same reason
 _LINEAR_TYPES = (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC, JointType.SCREW)
 
@@ -231,7 +232,7 @@ class _Plan:
         return self._kernel
 
 
-def _walk(parents: np.ndarray) -> tuple[list[tuple[slice, np.ndarray]], list[tuple[int, np.ndarray]]]:
+def _walk(parents: np.ndarray) -> tuple[list[tuple[slice, np.ndarray | slice]], list[tuple[int, np.ndarray]]]:
     """How a moving tree is walked: one product per level for batches (levels are contiguous, as
     moving bodies are sorted by depth), ancestor-pointer jumps for one configuration: after jump k
     a body holds the product of its 2**(k+1) nearest local poses."""
@@ -240,11 +241,11 @@ def _walk(parents: np.ndarray) -> tuple[list[tuple[slice, np.ndarray]], list[tup
     for m, p in enumerate(parents.tolist()):  # parents come first: one pass
         depth[m] = depth[p] + 1 if p != none else 0
     depth = depth[:count]
-    levels = []
+    levels: list[tuple[slice, np.ndarray | slice]] = []
     if count:
         starts = np.flatnonzero(np.diff(depth, prepend=-1))
         for first, last in zip(starts.tolist(), [*starts[1:].tolist(), count]):
-            levels.append((slice(first, last), parents[first:last]))
+            levels.append((slice(first, last), _as_slice(parents[first:last])))
     # jump k moves the bodies at depth 2**k and more, a suffix of the (depth-sorted) moving bodies
     jumps: list[tuple[int, np.ndarray]] = []
     pointer = np.append(parents, none)
@@ -253,6 +254,15 @@ def _walk(parents: np.ndarray) -> tuple[list[tuple[slice, np.ndarray]], list[tup
         jumps.append((first, pointer[first:count].copy()))
         pointer = pointer[pointer]
     return levels, jumps
+
+
+def _as_slice(rows: np.ndarray) -> np.ndarray | slice:
+    """`rows` as a slice when they are consecutive (a chain's parents, a lone root's "no anchor"), so
+    that reading them is a view, not a copy: the same numbers, one numpy call less."""
+    first = int(rows[0])
+    if np.array_equal(rows, np.arange(first, first + len(rows))):
+        return slice(first, first + len(rows))
+    return rows
 
 
 class Kinematics:
@@ -671,14 +681,16 @@ class Kinematics:
             return Poses(names, index, out, frame_rows)
         if not np.isfinite(q).all():
             raise ConfigurationError("joint values must be finite numbers")
-        # no more workers than configurations (an empty group has no rows to hand over)
-        workers = max(1, min(_cpu_count(), q.shape[0], q.shape[0] * max(plan.rows, plan.count) // _CHUNK_ELEMENTS))
-        groups = np.array_split(np.arange(q.shape[0]), workers)
-        if workers > 1:  # numpy releases the GIL in its loops, so the groups run on all cores
+        count = q.shape[0]
+        # no more workers than configurations, nor than chunks (a small batch asks nothing of the system)
+        work = count * max(plan.rows, plan.count) // _CHUNK_ELEMENTS
+        workers = min(_cpu_count(), count, work) if work > 1 else 1
+        if workers > 1:  # numpy releases the GIL in its loops, so the parts run on all cores
+            bounds = [count * k // workers for k in range(workers + 1)]
             with ThreadPoolExecutor(workers) as pool:
-                list(pool.map(lambda rows: self._evaluate_rows(plan, q, out, rows[0], rows[-1] + 1), groups))
-        elif q.shape[0]:
-            self._evaluate_rows(plan, q, out, 0, q.shape[0])
+                list(pool.map(lambda k: _evaluate_rows(plan, q, out, bounds[k], bounds[k + 1]), range(workers)))
+        elif count:
+            _evaluate_rows(plan, q, out, 0, count)
         self._check_finite(out, names)
         return Poses(names, index, out, frame_rows)
 
@@ -744,16 +756,17 @@ class Kinematics:
                 suggestion="evaluate the configurations in smaller batches, reusing one array with out=",
             )
 
-    def _evaluate_rows(self, plan: _Plan, q: np.ndarray, out: np.ndarray, start: int, stop: int) -> None:
-        """Rows start:stop of a batch, in chunks small enough to stay in cache, reusing one workspace."""
-        step = max(1, _CHUNK_ELEMENTS // max(1, plan.rows, plan.count))
-        workspace = None
+
+def _evaluate_rows(plan: _Plan, q: np.ndarray, out: np.ndarray, start: int, stop: int) -> None:
+    """Rows start:stop of a batch, in chunks small enough to stay in cache, reusing one workspace."""
+    step = max(1, _CHUNK_ELEMENTS // max(1, plan.rows, plan.count))
+    workspace = None
+    with np.errstate(all="ignore"):  # an overflow is refused by the caller, by name
         for first in range(start, stop, step):
             last = min(stop, first + step)
             if workspace is None or len(workspace[0]) != last - first:
-                workspace = _workspace(plan, last - first, self.nq)
-            with np.errstate(all="ignore"):  # an overflow is refused by the caller, by name
-                _evaluate(plan, q[first:last], out[first:last], workspace)
+                workspace = _workspace(plan, last - first, q.shape[1])
+            _evaluate(plan, q[first:last], out[first:last], workspace)
 
 
 def _rows_of(names: Sequence[str], table: Mapping[str, int], what: str) -> list[int]:
@@ -778,14 +791,23 @@ def _names_key(names: Any) -> tuple[str, ...] | None:
 
 def _workspace(plan: _Plan, n: int, nq: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Scratch arrays for n configurations, allocated once and reused chunk after chunk
-    (fresh large arrays each chunk would cost a page fault per 4 KiB)."""
+    (fresh large arrays each chunk would cost a page fault per 4 KiB). A small batch's are kept
+    per thread from call to call, as one configuration's are: allocating them cost more than
+    evaluating a few configurations."""
     count = plan.count
+    kept = n * max(1, count) <= _KEPT_ELEMENTS
+    if kept:
+        workspace = getattr(plan._single, "batch", None)
+        if workspace is not None and workspace[0].shape == (n, nq + 1):
+            return workspace
     qext = np.zeros((n, nq + 1))  # the last column stays 0: the value of "no joint"
     coef = np.empty((n, count, 1, 4))
     coef[..., 0, 0] = 1.0
     local = np.empty((n, count, 1, 16))
     world = np.empty((n, count + 1, 4, 4))
     world[:, count] = IDENTITY  # index `count` stands for "no moving anchor"
+    if kept:
+        plan._single.batch = (qext, coef, local, world)
     return qext, coef, local, world
 
 
