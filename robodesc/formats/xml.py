@@ -478,16 +478,20 @@ class Values:
             return default
         return self.parse_number(text, element, name)
 
-    def numbers_of(self, element: Element, names: tuple[str, ...]) -> list[float]:
-        """`[self.number(element, name) for name in names]`, every attribute required: in one pass when all
-        are there and plain; otherwise name by name, so that the first fault is the one reported."""
-        attrib = element.attrib
-        if all(name in attrib for name in names):
-            texts = [attrib[name] for name in names]
+    def numbers_of(
+        self, element: Element, names: tuple[str, ...], defaults: tuple[Any, ...] | None = None
+    ) -> list[Any]:
+        """`[self.number(element, name, default) for name, default in zip(names, defaults)]` (every
+        attribute required when `defaults` is None): in one pass when all are written and plain;
+        otherwise name by name, so that the first fault is the one reported."""
+        texts: list[Any] = list(map(element.attrib.get, names))  # str, or None where not written
+        if None not in texts:
             values = plain_numbers(texts, "".join(texts))
             if values is not None:
                 return values
-        return [self.number(element, name) for name in names]
+        if defaults is None:
+            defaults = (MissingAttribute,) * len(names)
+        return [self.number(element, name, default) for name, default in zip(names, defaults)]
 
     def parse_number(self, text: str, element: Element, name: str) -> float:
         """A finite decimal number; Python-only spellings (1_000, nan, inf, non-ASCII digits) are refused."""
@@ -514,7 +518,9 @@ class Values:
         # (a wrong count, a non-ASCII digit, a value past float) is worked out by `parse_vector`
         parts = text.split(None, count)
         if len(parts) == count:
-            return self.numbers(parts, text, element, name)
+            values = plain_numbers(parts, text)
+            if values is not None:
+                return values
         return self.parse_vector(text, element, name, count)
 
     def parse_vector(self, text: str, element: Element, name: str, count: int | None) -> list[float]:

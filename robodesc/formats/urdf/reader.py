@@ -45,7 +45,7 @@ from ...core.model import Body, Dynamics, Extra, Inertial, Joint, JointType, Lim
 from ...core.resources import LoadContext
 from ...core.transforms import IDENTITY, pose_from_xyz_rpy, rpy_to_matrix
 from ...core.validation import check_finite_poses
-from ..xml import Element, LocatingValues, Values, parse_xml, to_xml
+from ..xml import Element, LocatingValues, Values, parse_xml, plain_numbers, to_xml
 
 JOINT_TYPES = {
     "fixed": JointType.FIXED,
@@ -65,6 +65,8 @@ _MISSING_INERTIAL_FIX = {
     "<inertia>": 'add <inertia ixx="" ixy="" ixz="" iyy="" iyz="" izz=""/>',
 }
 _INERTIA_KEYS = ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")
+_LIMIT_KEYS = ("lower", "upper", "effort", "velocity")
+_LIMIT_DEFAULTS = (0.0, 0.0, MissingAttribute, MissingAttribute)  # effort and velocity are required
 EXTENSION_TAGS = {"gazebo", "transmission", "ros2_control"}
 _NESTED = ("inertial", "visual", "collision")  # the children of a link that have children of their own
 _JOINT_CHILDREN = {
@@ -113,16 +115,44 @@ class _UrdfReader:
         self._joint_parts: dict[str, Element] = {}
         #: (parent tag, tag) of unknown elements -> [index of the one diagnostic about them, how many there are]
         self._unknown: dict[tuple[str, str], list[int]] = {}
+        #: (xyz, rpy) as written -> the pose they make (see `_pose`); never handed out, only copies of it
+        self._poses: dict[tuple[str | None, str | None], np.ndarray] = {}
+        self._arrays: dict[tuple[str | None, int], np.ndarray] = {}  # the same for other vectors (see `_array`)
 
     # -- helpers --------------------------------------------------------------------------
     def _pose(self, element: Element | None) -> np.ndarray:
-        """The 4x4 pose of an <origin> element (identity when absent)."""
+        """The 4x4 pose of an <origin> element (identity when absent). A pose depends on nothing but
+        the two attributes' text, and most files write few origins many times (`0 0 0` on nearly every
+        visual and collision), so each text is turned into a pose once per load and copied after."""
         if element is None:
             return IDENTITY.copy()
-        return pose_from_xyz_rpy(*self._xyz_rpy(element))
+        attrib = element.attrib
+        key = (attrib.get("xyz"), attrib.get("rpy"))
+        pose = self._poses.get(key)
+        if pose is None:
+            pose = self._poses[key] = pose_from_xyz_rpy(*self._xyz_rpy(element))
+        return pose.copy()
+
+    def _array(self, element: Element, name: str, count: int) -> np.ndarray:
+        """The required attribute `name` as an array of `count` numbers. Like poses, each text (a mesh's
+        `scale="1 1 1"`, a color) is read once per load and copied after."""
+        key = (element.get(name), count)
+        array = self._arrays.get(key)
+        if array is None:  # a missing or malformed attribute raises here, and is never remembered
+            array = self._arrays[key] = np.array(self.values.vector(element, name, count))
+        return array.copy()
 
     def _xyz_rpy(self, element: Element) -> tuple[list[float] | tuple, list[float] | tuple]:
-        """The xyz and rpy of an <origin> element, each defaulting to zeros."""
+        """The xyz and rpy of an <origin> element, each defaulting to zeros. Plain numbers (nearly every
+        origin) are read in one pass over both attributes; anything else attribute by attribute, so
+        that a fault is reported as `Values.vector` reports it."""
+        attrib = element.attrib
+        xyz_text, rpy_text = attrib.get("xyz", "0 0 0"), attrib.get("rpy", "0 0 0")
+        parts, turns = xyz_text.split(None, 3), rpy_text.split(None, 3)
+        if len(parts) == 3 and len(turns) == 3:
+            values = plain_numbers(parts + turns, xyz_text + rpy_text)
+            if values is not None:
+                return values[:3], values[3:]
         v = self.values
         try:
             xyz = v.vector(element, "xyz", 3, None)
@@ -282,11 +312,10 @@ class _UrdfReader:
     def _material(self, element: Element) -> Material:
         """A <material> as written (robot-level or inline); which one a visual ends up with is decided
         in `_resolve_visual_materials`."""
-        v = self.values
         material = Material(name=element.get("name"))
         color = element.find("color")
         if color is not None:
-            material.color = np.array(v.vector(color, "rgba", 4))
+            material.color = self._array(color, "rgba", 4)
         texture = element.find("texture")
         if texture is not None:
             material.texture = texture.get("filename")
@@ -450,7 +479,7 @@ class _UrdfReader:
         shape = element[0]
         tag = shape.tag
         if tag == "box":
-            return Box(size=np.array(v.vector(shape, "size", 3)))
+            return Box(size=self._array(shape, "size", 3))
         if tag == "sphere":
             return Sphere(radius=v.number(shape, "radius"))
         if tag == "cylinder":
@@ -483,18 +512,18 @@ class _UrdfReader:
                 'add filename="package://..."',
             )
             return None
-        scale = v.vector(element, "scale", 3, None)
-        mesh = Mesh(uri=uri, scale=np.array(scale) if scale is not None else _ONES3.copy())
-        mesh.path, mesh.tried = self.context.resolve(uri, v.where(element))
-        if mesh.path is None:
+        scale = self._array(element, "scale", 3) if "scale" in element.attrib else _ONES3.copy()
+        where = v.where(element)
+        path, tried = self.context.resolve(uri, where)
+        if path is None:
             self.model.diagnose(
                 Severity.WARNING,
                 "mesh-not-found",
                 f"mesh {uri!r} cannot be found",
-                v.where(element),
+                where,
                 "pass search_paths=[...] or set ROS_PACKAGE_PATH",
             )
-        return mesh
+        return Mesh(uri=uri, scale=scale, path=path, tried=tried)
 
     # -- joints --------------------------------------------------------------------------------
     def _joint(self, element: Element, joints: dict) -> Joint:
@@ -599,12 +628,8 @@ class _UrdfReader:
                     suggestion='add <limit lower="..." upper="..." effort="..." velocity="..."/>',
                 )
             return
-        joint.limits = Limits(
-            lower=v.number(limit_el, "lower", 0.0),
-            upper=v.number(limit_el, "upper", 0.0),
-            effort=v.number(limit_el, "effort"),
-            velocity=v.number(limit_el, "velocity"),
-        )
+        lower, upper, effort, velocity = v.numbers_of(limit_el, _LIMIT_KEYS, _LIMIT_DEFAULTS)
+        joint.limits = Limits(lower=lower, upper=upper, effort=effort, velocity=velocity)
         if not bounded:
             if "lower" in limit_el.attrib or "upper" in limit_el.attrib:  # reported by checks.py
                 facts = joint.extras.setdefault("urdf", {})
@@ -627,9 +652,8 @@ class _UrdfReader:
                     construct="dynamics",
                     suggestion='add damping="..." or friction="...", or remove <dynamics>',
                 )
-            joint.dynamics = Dynamics(
-                damping=v.number(dynamics_el, "damping", 0.0), friction=v.number(dynamics_el, "friction", 0.0)
-            )
+            damping, friction = v.numbers_of(dynamics_el, ("damping", "friction"), (0.0, 0.0))
+            joint.dynamics = Dynamics(damping=damping, friction=friction)
         mimic_el = element.find("mimic")
         if mimic_el is not None:
             joint.mimic = Mimic(
