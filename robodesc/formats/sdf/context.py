@@ -17,7 +17,7 @@ from functools import partial
 from ...core.diagnostics import Diagnostic, Severity
 from ...core.errors import Location, MalformedPose, did_you_mean
 from ...core.transforms import IDENTITY
-from ..xml import Document, Element, Values
+from ..xml import Document, Element, LocatingValues
 from .desc import ModelDesc, Node, PoseRef, WorldDesc
 from .loader import Loader
 from .names import reference
@@ -33,12 +33,14 @@ from .spec import (
 from .values import parse_bool, parse_finite, parse_pose, parse_typed, plain_finite, text_of
 
 
-class FileContext(Values):
+class FileContext(LocatingValues):
     """One SDF file being parsed.
 
     From `Values`: `where(element)`, `error(...)` and `require(...)` for located errors, and
     `required(element, attribute)`. SDF numbers are read by `values.py` (libsdformat's rules),
-    through the helpers below, not by `Values.number`.
+    through the helpers below, not by `Values.number`. From `LocatingValues`: `detach()`, which
+    `parse.parse_file` calls once the file is read, so that the parsed form (and the model built from
+    it) keeps the file's bytes for its locations instead of the whole parsed tree.
     """
 
     def __init__(self, loader: Loader, document: Document, base_dirs: list[str]) -> None:
@@ -172,7 +174,7 @@ class FileContext(Values):
         known = KNOWN_CHILDREN.get(parent) if parent is not None else None
         if known is not None and element.tag not in known:
             self.unknown(element, parent)
-        return Node(element, self.document, self.source)
+        return Node(element, self.where(element))
 
     def check_kept(self, element: Element, parent: str | None = None) -> None:
         """Check what libsdformat checks in an element robodesc only keeps: typed values, required names."""

@@ -35,18 +35,12 @@ class PoseRef:
 class Node:
     """Something kept as it was written (a sensor, a plugin, physics, ...): rendered as an `Extra`.
 
-    Slotted: a file may keep a million of them (unknown elements are kept, not dropped)."""
+    Slotted: a file may keep a million of them (unknown elements are kept, not dropped). It holds its
+    element (and so what is below it), never the document: its location is made by the file context,
+    which lets go of the parsed tree once the file is read (`FileContext`)."""
 
     element: Any  # the XML element
-    document: Any
-    source: str | None
-    at: Location | None = None  # where a copy made by the reader stands for it (a renamed included actor)
-
-    @property
-    def location(self) -> Location:
-        if self.at is not None:
-            return self.at
-        return Location(file=self.source, node=(self.document, self.element))
+    location: Location  # where it is written (or where a copy made by the reader stands for it: a renamed actor)
 
     def extra(self, owner: str | None) -> Extra:
         """The element as an `Extra` (its XML rendered on first use)."""

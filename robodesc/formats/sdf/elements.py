@@ -37,7 +37,7 @@ def parse_world(ctx: FileContext, element: Element) -> WorldDesc:
     name = ctx.required(element, "name")
     world = WorldDesc(name=name, version=ctx.version, source=ctx.source, location=ctx.where(element))
     ctx.scopes[id(element)] = world
-    world.node = Node(element, ctx.document, ctx.source)
+    world.node = Node(element, world.location)
     for child in element:
         tag = child.tag
         if tag == "model":

@@ -61,12 +61,12 @@ def read_shape(ctx: FileContext, element: Element, kind: str) -> tuple[Shape, di
         if solid.get("kind") and (type(shape.geometry) is Geometry or solid["kind"] in ("mesh", "heightmap", "cone")):
             shape.extras.setdefault("sdf", {})["geometry"] = dict(solid)  # what the robodesc geometry does not hold
         if solid.get("kind") and type(shape.geometry) is Geometry:  # polyline, image, empty: the SDF writer's copy
-            shape.extras["sdf"]["geometry_xml"] = Node(geometry_el, ctx.document, ctx.source).extra(None)
+            shape.extras["sdf"]["geometry_xml"] = Node(geometry_el, ctx.where(geometry_el)).extra(None)
     material_el = element.find("material")
     if material_el is not None and kind == "visual":
         shape.material = read_material(ctx, material_el)
         # the element as written (scripts, specular, PBR, ...), rendered only if the SDF writer asks
-        shape.extras.setdefault("sdf", {})["material"] = Node(material_el, ctx.document, ctx.source).extra(None)
+        shape.extras.setdefault("sdf", {})["material"] = Node(material_el, ctx.where(material_el)).extra(None)
     for child in element:
         if child.tag not in ("geometry", "pose", "material"):
             shape.extras.setdefault("xml", []).append(ctx.keep(child, kind).extra(None))

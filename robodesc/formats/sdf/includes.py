@@ -109,7 +109,7 @@ def _overridden_node(node: Node, name: str | None, pose_el: Element | None, wher
         if old is not None:
             element.remove(old)
         element.insert(0, copy.deepcopy(pose_el))
-    return Node(element, node.document, node.source, at=where)
+    return Node(element, where)
 
 
 def _customized(ctx: FileContext, path: str, folder: str | None, include_el: Element, where: Location) -> ModelDesc:
@@ -118,7 +118,7 @@ def _customized(ctx: FileContext, path: str, folder: str | None, include_el: Ele
         document = parse_xml(ctx.loader.read(path, where), path)
     bases = include_bases(path, folder)
     apply_params(ctx, document, include_el, bases)
-    desc = ctx.loader.parse(ctx.loader, document, bases)
+    desc = ctx.loader.parse(ctx.loader, document, bases, edited=True)
     ctx.diagnostics.extend(desc.diagnostics)
     if desc.model is None:
         raise MissingRootElement(f"{path} has no <model>", location=where, construct=path)

@@ -14,8 +14,9 @@ file context without importing the parser that uses them.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from ...core.errors import CyclicInclude, Location, ResourceNotFound, RobodescError
 from ...core.resources import MODEL_PATH_VARIABLES, LoadContext, ResourceRefused, env_paths
@@ -25,8 +26,12 @@ from .spec import LATEST_VERSION, parse_version
 from .urdf import model_desc_from_urdf
 from .values import text_of
 
-#: Parses one SDF document, whose relative URIs resolve against the given folders, for a loader.
-ParseFile = Callable[["Loader", Document, list[str]], FileDesc]
+
+class ParseFile(Protocol):
+    """Parses one SDF document, whose relative URIs resolve against `base_dirs`, for a loader;
+    `edited`: the tree is no longer as parsed (`<experimental:params>` changed it)."""
+
+    def __call__(self, loader: Loader, document: Document, base_dirs: list[str], edited: bool = False) -> FileDesc: ...
 
 
 @dataclass

@@ -47,8 +47,12 @@ class _TopElements:
         return [(n, g) for n, g in (("model", self.models), ("light", self.lights), ("actor", self.actors)) if g]
 
 
-def parse_file(loader: Loader, document: Document, base_dirs: list[str]) -> FileDesc:
-    """The parsed form of `document`, whose relative URIs resolve against `base_dirs`."""
+def parse_file(loader: Loader, document: Document, base_dirs: list[str], edited: bool = False) -> FileDesc:
+    """The parsed form of `document`, whose relative URIs resolve against `base_dirs`.
+
+    Its locations name elements of the tree as parsed; unless the tree was `edited` (whose element
+    paths only the edited tree knows), they are detached from it once the file is read, so that the
+    parsed form and the model keep the file's bytes, not its tree (`LocatingValues.detach`)."""
     ctx = FileContext(loader, document, base_dirs)
     root = document.root
     ctx.version = _version(ctx, root)
@@ -71,6 +75,8 @@ def parse_file(loader: Loader, document: Document, base_dirs: list[str]) -> File
         _file_model(ctx, desc, tops)
     ctx.count_unknown()
     lint(ctx)  # what loads but is doubtful: reader diagnostics on the raw XML
+    if not edited:
+        ctx.detach()
     return desc
 
 
