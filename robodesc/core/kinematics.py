@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import threading
+from bisect import bisect_left, bisect_right
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -235,34 +236,32 @@ class _Plan:
 def _walk(parents: np.ndarray) -> tuple[list[tuple[slice, np.ndarray | slice]], list[tuple[int, np.ndarray]]]:
     """How a moving tree is walked: one product per level for batches (levels are contiguous, as
     moving bodies are sorted by depth), ancestor-pointer jumps for one configuration: after jump k
-    a body holds the product of its 2**(k+1) nearest local poses."""
+    a body holds the product of its 2**(k+1) nearest local poses. Worked out on lists, with one
+    numpy call per jump: compiling a small model is mostly the fixed cost of such calls."""
     count = none = len(parents)
-    depth = np.zeros(count + 1, dtype=int)
-    for m, p in enumerate(parents.tolist()):  # parents come first: one pass
-        depth[m] = depth[p] + 1 if p != none else 0
-    depth = depth[:count]
+    parent_list = parents.tolist()
+    depth: list[int] = []
+    for p in parent_list:  # parents come first: one pass
+        depth.append(depth[p] + 1 if p != none else 0)
     levels: list[tuple[slice, np.ndarray | slice]] = []
-    if count:
-        starts = np.flatnonzero(np.diff(depth, prepend=-1))
-        for first, last in zip(starts.tolist(), [*starts[1:].tolist(), count]):
-            levels.append((slice(first, last), _as_slice(parents[first:last])))
+    first = 0
+    while first < count:
+        last = bisect_right(depth, depth[first], first)
+        up = parent_list[first:last]
+        consecutive = up[-1] - up[0] == last - first - 1 and up == list(range(up[0], up[-1] + 1))
+        # a chain's parents, or a lone root's "no anchor", are read as a view: one numpy call less
+        levels.append((slice(first, last), slice(up[0], up[-1] + 1) if consecutive else parents[first:last]))
+        first = last
     # jump k moves the bodies at depth 2**k and more, a suffix of the (depth-sorted) moving bodies
     jumps: list[tuple[int, np.ndarray]] = []
     pointer = np.append(parents, none)
-    while np.any(pointer[:count] != none):
-        first = int(np.argmax(pointer[:count] != none))
+    reach = 1
+    while count and reach <= depth[-1]:
+        first = bisect_left(depth, reach)
         jumps.append((first, pointer[first:count].copy()))
         pointer = pointer[pointer]
+        reach *= 2
     return levels, jumps
-
-
-def _as_slice(rows: np.ndarray) -> np.ndarray | slice:
-    """`rows` as a slice when they are consecutive (a chain's parents, a lone root's "no anchor"), so
-    that reading them is a view, not a copy: the same numbers, one numpy call less."""
-    first = int(rows[0])
-    if np.array_equal(rows, np.arange(first, first + len(rows))):
-        return slice(first, first + len(rows))
-    return rows
 
 
 class Kinematics:
@@ -1021,24 +1020,31 @@ def _linear_bases(joints: Sequence[Joint], bodies: Sequence[Any], prefixes: Sequ
     if not count:
         return np.zeros((0, 4, 16))
     axes = np.array([j.axis for j in joints], dtype=float).reshape(count, 3)
-    prismatic = np.array([j.type is JointType.PRISMATIC for j in joints], dtype=bool)
-    screw = np.array([j.type is JointType.SCREW for j in joints], dtype=bool)
+    kinds = [j.type for j in joints]
     k = np.zeros((count, 3, 3))  # K: the cross-product matrix of the axis (none for a slider)
     x, y, z = axes.T
     k[:, 0, 1], k[:, 0, 2], k[:, 1, 0], k[:, 1, 2], k[:, 2, 0], k[:, 2, 1] = -z, y, z, -x, -y, x
-    k[prismatic] = 0.0
-    kk = k @ k
     t = np.zeros((count, 3))  # T: the translation per unit value
-    t[prismatic] = axes[prismatic]
-    t[screw] = axes[screw] * np.array([j.pitch for j in joints], dtype=float)[screw, None]
-    refs = [_reference_scalar(j) for j in joints]
-    weights = np.array([[math_sin(r), 1.0 - math_cos(r), r] for r in refs]).reshape(count, 3, 1, 1)
-    at_ref = np.zeros((count, 4, 4))  # M(ref)
-    at_ref[:, :3, :3] = np.eye(3) + weights[:, 0] * k + weights[:, 1] * kk
-    at_ref[:, :3, 3] = weights[:, 2, 0] * t
-    at_ref[:, 3, 3] = 1.0
+    # sliders and screws are rare: most models skip their numpy calls
+    if JointType.PRISMATIC in kinds:
+        prismatic = np.array([kind is JointType.PRISMATIC for kind in kinds], dtype=bool)
+        k[prismatic] = 0.0
+        t[prismatic] = axes[prismatic]
+    if JointType.SCREW in kinds:
+        screw = np.array([kind is JointType.SCREW for kind in kinds], dtype=bool)
+        t[screw] = axes[screw] * np.array([j.pitch for j in joints], dtype=float)[screw, None]
+    kk = k @ k
     origins = np.array([j.origin for j in joints], dtype=float).reshape(count, 4, 4)
-    pre = origins @ np.linalg.inv(at_ref)
+    refs = [_reference_scalar(j) for j in joints]
+    if any(refs):  # M(ref)^-1 is the identity for every joint at 0, as nearly all are: no inverse then
+        weights = np.array([[math_sin(r), 1.0 - math_cos(r), r] for r in refs]).reshape(count, 3, 1, 1)
+        at_ref = np.zeros((count, 4, 4))  # M(ref)
+        at_ref[:, :3, :3] = np.eye(3) + weights[:, 0] * k + weights[:, 1] * kk
+        at_ref[:, :3, 3] = weights[:, 2, 0] * t
+        at_ref[:, 3, 3] = 1.0
+        pre = origins @ np.linalg.inv(at_ref)
+    else:
+        pre = origins
     if any(p is not IDENTITY for p in prefixes):  # (URDF bodies below a moving one have none)
         pre = np.array(prefixes, dtype=float).reshape(count, 4, 4) @ pre
     undo = np.zeros((count, 4, 4))  # origin^-1, rigid: (R^T, -R^T t)
