@@ -45,7 +45,7 @@ def prepare_file(state: LoadState, document: Document, prefix: str = "") -> File
 
     `prefix` is the ``<attach>`` prefix its named materials get in the model.
     """
-    scope = FileScope(document, Values(document))
+    scope = FileScope(document, state.values_of(document))
     read = Attributes(state, scope, prefix)
     root = document.root
     if root.tag != "mujoco":
@@ -89,6 +89,7 @@ def _splice_includes(read: Attributes, element: Element, chain: list[str]) -> St
             continue
         document, key = _included_document(read, child, chain)
         yield _splice_includes(read, document.root, [*chain, key])
+        read.state.spliced.add(id(read.values_of(element).document))
         element.remove(child)
         for offset, grandchild in enumerate(list(document.root)):
             element.insert(position + offset, grandchild)
@@ -143,7 +144,7 @@ def _included_document(read: Attributes, include: Element, chain: list[str]) -> 
             construct=name,
         )
     document.pin_parents()
-    values = Values(document)
+    values = state.values_of(document)
     for node in document.root.iter():
         state.owners[id(node)] = values
     return document, key

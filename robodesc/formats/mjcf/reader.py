@@ -42,6 +42,7 @@ def read(data: bytes, context: LoadContext) -> Model:
         spec = read_spec(state, parse_xml(data, context.source))
         model = build_model(spec)
         compile_model(spec, model)
+        state.detach()  # the model's locations keep the files' bytes, not their parsed trees
         return model
     finally:
         state.release()  # the files' assets and scopes refer to each other: freed now, not by the collector

@@ -25,7 +25,7 @@ from ...core.errors import Location
 from ...core.geometry import Material
 from ...core.model import Extra
 from ...core.resources import LoadContext
-from ..xml import Document, Values
+from ..xml import Document, LocatingValues
 from .records import Compiler, HfieldAsset
 
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ class FileScope:
     """One MJCF file as prepared for reading its bodies (see prepare.py)."""
 
     document: Document
-    values: Values
+    values: LocatingValues
     compiler: Compiler = field(default_factory=Compiler)
     defaults: dict[str, DefaultClass] = field(default_factory=lambda: {"main": {}})
     meshes: dict[str, MeshAsset] = field(default_factory=dict)
@@ -57,7 +57,11 @@ class LoadState:
     """What every file read in one load shares."""
 
     context: LoadContext
-    owners: dict[int, Values] = field(default_factory=dict)  # spliced element id -> the Values of its file
+    owners: dict[int, LocatingValues] = field(default_factory=dict)  # spliced element id -> the Values of its file
+    #: the values reader of every file read (their locations let go of the trees in `detach`)
+    files: list[LocatingValues] = field(default_factory=list)
+    #: ids of the documents that had included files spliced into their tree
+    spliced: set[int] = field(default_factory=set)
     included: set[str] = field(default_factory=set)  # every included file, once
     prepared: dict[int, FileScope] = field(default_factory=dict)  # sub-model documents (by id) prepared
     #: sub-model files parsed, by path: a file named by many <asset><model>s is read and parsed once
@@ -79,6 +83,25 @@ class LoadState:
     ) -> None:
         self.diagnostics.append(Diagnostic(severity, code, message, location, suggestion))
 
+    def values_of(self, document: Document) -> LocatingValues:
+        """A reader of `document`'s values whose locations `detach` will let go of the tree."""
+        values = LocatingValues(document)
+        self.files.append(values)
+        return values
+
+    def detach(self) -> None:
+        """Point the locations made while reading at the files' bytes instead of their parsed trees,
+        once the load has succeeded, so that the model does not keep the trees alive (see
+        `LocatingValues.detach`). A detached location works out its element path by parsing its file
+        again, which gives the tree as written; in a file that had others spliced into it, an unnamed
+        element's place among its siblings counted the spliced ones, so its paths are worked out now."""
+        for values in self.files:
+            if id(values.document) in self.spliced:
+                for location in values.located:
+                    location.element  # noqa: B018 - resolved (and kept) while the spliced tree is there
+            values.detach()
+        self.files.clear()
+
     def release(self) -> None:
         """Let go of the files read, once the load is over (returned or raised). Each file's mesh
         assets refer back to their file's scope (and through it to this state), so without this the
@@ -90,4 +113,5 @@ class LoadState:
                 scope.hfields.clear()
         self.prepared.clear()
         self.owners.clear()
+        self.files.clear()
         self.prepared_main = None
