@@ -75,6 +75,8 @@ SINCE = {
     ("include", "merge"): (1, 9),
     ("inertial", "auto"): (1, 11),
 }
+#: The version that has every attribute of `SINCE`: a file declaring it (or later) uses none too early.
+_NEWEST_ATTRIBUTES = max(SINCE.values())
 #: Owners of a `<pose>` whose relative_to the reader resolves (an error when it names nothing).
 POSES_RESOLVED = frozenset("model link joint frame visual collision inertial include".split())
 _ONE_AXIS = frozenset(("revolute", "continuous", "prismatic", "screw"))
@@ -177,30 +179,36 @@ class _Lint:
         self.ctx.diagnose(severity, code, message, element, suggestion)
 
     def run(self) -> None:
+        """Look at every element in document order, each with its parent and the parsed model or world
+        it is in. Walked with a stack of children still to visit, so nothing recurses as deep as the XML
+        nests; an element is looked at while its parent's children are, and only one with children of
+        its own is pushed (most elements are leaves: <mass>, <size>, <lower>, ...)."""
         root = self.document.root
         self.document_content(root)
-        stack: list[tuple] = [(root, None, None)]
+        scopes = self.ctx.scopes
+        stack: list[tuple] = [(iter((root,)), None, None)]
         while stack:
-            element, parent, scope = stack.pop()
-            tag = element.tag
-            if not isinstance(tag, str) or ":" in tag:  # a comment, or a custom element (`is_custom`)
-                continue
-            if tag in ("model", "world"):
-                scope = self.ctx.scopes.get(id(element), scope)
-            if tag in _LINTED:
-                self.element(element, parent, scope)
-                if tag == "plugin":
-                    continue  # free-form content: nothing below is SDF
-            if len(element):  # a leaf the lint does not look at is not even pushed
-                stack.extend(
-                    [(child, element, scope) for child in reversed(element) if child.tag in _LINTED or len(child)]
-                )
+            children, parent, scope = stack[-1]
+            for element in children:
+                tag = element.tag
+                if not isinstance(tag, str) or ":" in tag:  # a comment, or a custom element (`is_custom`)
+                    continue
+                if tag in _LINTED:
+                    self.element(element, parent, scope)
+                    if tag == "plugin":
+                        continue  # free-form content: nothing below is SDF
+                if len(element):
+                    inner = scopes.get(id(element), scope) if tag in ("model", "world") else scope
+                    stack.append((iter(element), element, inner))
+                    break  # its children now, then this element's next siblings
+            else:
+                stack.pop()
 
     def element(self, element, parent, scope) -> None:
         tag = element.tag
         if tag in NAMED:
             self.name(element)
-        for attribute in element.attrib:
+        for attribute in element.attrib if self.version < _NEWEST_ATTRIBUTES else ():
             since = SINCE.get((tag, attribute))
             if since is not None and self.version < since:
                 self.add(
@@ -249,7 +257,6 @@ class _Lint:
 
     # -- poses -------------------------------------------------------------------------------
     def pose(self, element, parent, scope) -> None:
-        owner = _label(parent)
         rotation_format = element.get("rotation_format", "euler_rpy").strip()
         degrees = (element.get("degrees") or "").strip().lower() in ("true", "1")
         text = text_of(element)
@@ -263,19 +270,19 @@ class _Lint:
                 self.add(
                     Severity.WARNING,
                     "sdf-quaternion-not-normalized",
-                    f"the quaternion of the pose of {owner} has length {norm:.6g}; libsdformat normalises it",
+                    f"the quaternion of the pose of {_label(parent)} has length {norm:.6g}; libsdformat normalises it",
                     element,
                     "write a unit quaternion qx qy qz qw (divide each by " + f"{norm:.6g})",
                 )
         elif values is not None and rotation_format == "euler_rpy" and len(values) == 6:
-            self.angles(element, owner, values[3:], degrees)
+            self.angles(element, parent, values[3:], degrees)
         relative_to = element.get("relative_to", "").strip()
         if relative_to and scope is not None and parent.tag not in POSES_RESOLVED and not resolves(scope, relative_to):
             kind = "world" if isinstance(scope, WorldDesc) else "model"
             self.add(
                 Severity.WARNING,
                 "sdf-unresolved-frame",
-                f"the pose of {owner} is relative_to {relative_to!r}, which is not a frame of {kind} "
+                f"the pose of {_label(parent)} is relative_to {relative_to!r}, which is not a frame of {kind} "
                 f"{scope.name!r}; libsdformat resolves it only when asked, and fails then",
                 element,
                 did_you_mean(relative_to, _frame_names(scope))
@@ -286,14 +293,14 @@ class _Lint:
                 ),
             )
 
-    def angles(self, element, owner: str, angles: list[float], degrees: bool) -> None:
+    def angles(self, element, parent, angles: list[float], degrees: bool) -> None:
         if not degrees:  # 90, 45, 22.5: whole or half numbers beyond a turn (radians past 2 pi are rarely round)
             large = [a for a in angles if abs(a) > _TWO_PI + 1e-9 and abs(2 * a - round(2 * a)) < 1e-9]
             if large:
                 self.add(
                     Severity.WARNING,
                     "sdf-angle-units",
-                    f"the pose of {owner} has roll/pitch/yaw {' '.join(f'{a:g}' for a in angles)}, read as "
+                    f"the pose of {_label(parent)} has roll/pitch/yaw {' '.join(f'{a:g}' for a in angles)}, read as "
                     f"radians; {large[0]:g} looks like degrees",
                     element,
                     'add degrees="true" to the <pose> (SDF 1.9), or write the angles in radians',
@@ -304,8 +311,8 @@ class _Lint:
             self.add(
                 Severity.WARNING,
                 "sdf-angle-units",
-                f'the pose of {owner} has degrees="true" but roll/pitch/yaw {" ".join(f"{a:g}" for a in angles)}; '
-                f"{radian_like[0]:g} looks like radians",
+                f'the pose of {_label(parent)} has degrees="true" but roll/pitch/yaw '
+                f"{' '.join(f'{a:g}' for a in angles)}; {radian_like[0]:g} looks like radians",
                 element,
                 f"write the angles in degrees ({', '.join(f'{math.degrees(a):g}' for a in angles)}), or remove "
                 'degrees="true"',
@@ -361,7 +368,6 @@ class _Lint:
     # -- joints ------------------------------------------------------------------------------
     def joint(self, element) -> None:
         kind = (element.get("type") or "").strip().lower()
-        label = _label(element)
         for tag in ("axis", "axis2"):
             axis = element.find(tag)
             if axis is None:
@@ -385,7 +391,7 @@ class _Lint:
                     self.add(
                         Severity.WARNING,
                         "sdf-axis-not-unit",
-                        f"the <{tag}> of {label} has length {norm:.6g}; libsdformat normalises it",
+                        f"the <{tag}> of {_label(element)} has length {norm:.6g}; libsdformat normalises it",
                         xyz,
                         "write a unit vector, e.g. " + " ".join(f"{v / norm:.6g}" for v in values[:3]),
                     )
