@@ -210,7 +210,7 @@ class _Plan:
         self.batch_jumps = len(self.levels) > 64 * max(1, len(self.jumps)) if batch_jumps is None else batch_jumps
         self._kernel: tuple | None = None
         # one configuration: the columns read as they are when no joint is a mimic or held at 0
-        self.plain = bool(np.all(mult == 1.0) and np.all(off == 0.0))
+        self.plain = bool((mult == 1.0).all() and not off.any())
         self.columns = int(src.max()) + 1 if len(src) else 0  # a vector shorter than this needs the 0 column
         self._single = threading.local()  # a workspace per thread, reused call after call
 
@@ -254,7 +254,7 @@ def _walk(parents: np.ndarray) -> tuple[list[tuple[slice, np.ndarray | slice]], 
         first = last
     # jump k moves the bodies at depth 2**k and more, a suffix of the (depth-sorted) moving bodies
     jumps: list[tuple[int, np.ndarray]] = []
-    pointer = np.append(parents, none)
+    pointer = np.array([*parent_list, none])
     reach = 1
     while count and reach <= depth[-1]:
         first = bisect_left(depth, reach)
@@ -301,24 +301,26 @@ class Kinematics:
         count = none = len(moving)  # index of the identity that stands for "no moving anchor"
         basis, src, mult, off, special = self._compile_moving(moving, moving_joints, prefix, source)
 
-        # Static bodies and frames: world[anchor] @ constant.
-        anchors: list[int] = []
-        constants: list[np.ndarray] = []
-        for b in static:
-            up = anchor[b.name]
-            anchors.append(position[up] if up else none)
-            constants.append(prefix[b.name] @ np.asarray(b.pose, dtype=float))
-        for f in model.frames.values():
-            if moving_joints[f.body]:
-                anchors.append(position[f.body])
-                constants.append(np.asarray(f.pose, dtype=float))
-            else:
-                up = anchor[f.body]
-                anchors.append(position[up] if up else none)
-                constants.append(prefix[f.body] @ np.asarray(model.bodies[f.body].pose, dtype=float) @ f.pose)
+        # Static bodies and frames: world[anchor] @ constant, the constants multiplied out in stacked
+        # products (the same products as one by one, without a numpy call for each)
+        def moving_anchor(name: str) -> int:
+            up = anchor[name]
+            return position[up] if up else none
+
+        frames = list(model.frames.values())
+        riding = [k for k, f in enumerate(frames) if moving_joints[f.body]]  # frames of moving bodies
+        resting = [k for k, f in enumerate(frames) if not moving_joints[f.body]]
+        held = static + [model.bodies[frames[k].body] for k in resting]
+        placed = _stacked([prefix[b.name] for b in held]) @ _stacked([b.pose for b in held])
+        fixed_pose = np.empty((len(static) + len(frames), 4, 4))
+        fixed_pose[: len(static)] = placed[: len(static)]
+        fixed_pose[[len(static) + k for k in riding]] = _stacked([frames[k].pose for k in riding])
+        resting_poses = _stacked([frames[k].pose for k in resting])
+        fixed_pose[[len(static) + k for k in resting]] = placed[len(static) :] @ resting_poses
+        anchors = [moving_anchor(b.name) for b in static]
+        anchors += [position[f.body] if moving_joints[f.body] else moving_anchor(f.body) for f in frames]
         fixed_anchor = np.array(anchors, dtype=int)
-        fixed_pose = np.array(constants, dtype=float).reshape(-1, 4, 4)
-        parents = np.array([position[anchor[b.name]] if anchor[b.name] else none for b in moving], dtype=int)
+        parents = np.array([moving_anchor(b.name) for b in moving], dtype=int)
         self._plan = _Plan(
             basis,
             src,
@@ -959,6 +961,11 @@ def _cpu_count() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         return os.cpu_count() or 1
+
+
+def _stacked(poses: Sequence[Any]) -> np.ndarray:
+    """4x4 poses (arrays or nested sequences) as one (n, 4, 4) float array, n = 0 included."""
+    return np.array(poses, dtype=float).reshape(-1, 4, 4)
 
 
 def _by_depth(bodies: list) -> list:
