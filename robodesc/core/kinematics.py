@@ -21,6 +21,7 @@ from bisect import bisect_left, bisect_right
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from functools import cache
 from math import cos as math_cos
 from math import isfinite as math_isfinite
 from math import sin as math_sin
@@ -867,9 +868,12 @@ def _evaluate(plan: _Plan, q: np.ndarray, out: np.ndarray, workspace: tuple) -> 
     """World poses of the plan's rows for configurations q (n, nq), written into out."""
     qext, coef, local, world = workspace
     count = plan.count
-    nq = q.shape[1]
-    qext[:, :nq] = q
-    qb = qext[:, plan.src] * plan.mult + plan.off
+    if plan.special or not plan.plain or plan.columns > q.shape[1]:
+        qext[:, : q.shape[1]] = q
+    if plan.plain and plan.columns <= q.shape[1]:  # the columns as they are, as for one configuration
+        qb = q[:, plan.src]
+    else:
+        qb = qext[:, plan.src] * plan.mult + plan.off
     np.sin(qb, out=coef[..., 0, 1])
     np.cos(qb, out=coef[..., 0, 2])
     np.subtract(1.0, coef[..., 0, 2], out=coef[..., 0, 2])
@@ -948,8 +952,10 @@ def _floats(value: Any, what: str) -> np.ndarray:
         raise ConfigurationError(f"{what} was given {value!r}, which is not made of numbers") from None
 
 
+@cache
 def _memory_bytes() -> int | None:
-    """The machine's physical memory in bytes, None where the system cannot say."""
+    """The machine's physical memory in bytes, None where the system cannot say (looked up once:
+    two system calls cost as much as evaluating a small batch)."""
     try:
         return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (AttributeError, ValueError, OSError):  # not a POSIX system
