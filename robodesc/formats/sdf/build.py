@@ -72,6 +72,7 @@ class Builder:
         self.top: Scope | None = None  # set by `build` (None only for a file without a model or world)
         self.top_pose = np.eye(4)
         self._world_poses: dict[str, np.ndarray] = {}
+        self._inverses: dict[str, np.ndarray] = {}  # body -> the inverse of its world pose (`in_body`)
         #: full name -> (the full name of the model it is declared in (None: the top), its scope, its name there)
         self._homes: dict[str, tuple[str | None, Scope, str]] = {}
 
@@ -126,6 +127,14 @@ class Builder:
         for name, scope, local in reversed(chain):
             base = self._world_poses[name] = base @ scope.local_pose(local)
         return base
+
+    def in_body(self, body: str, pose: np.ndarray) -> np.ndarray:
+        """A world pose expressed in the frame of `body` (a link, or "world"): each body's world pose is
+        inverted once, however many joints, child links and frames are placed in it."""
+        inverse = self._inverses.get(body)
+        if inverse is None:
+            inverse = self._inverses[body] = invert_pose(self.pose(body) if body != "world" else IDENTITY)
+        return inverse @ pose
 
     def attached_body(self, full: str) -> str:
         result = self._top().attached(full)
@@ -280,13 +289,12 @@ class Builder:
         desc = item.desc
         parent, child = self._joint_ends(item)
         frame_pose = self.pose(item.full)
-        parent_pose = self.pose(parent) if parent != "world" else IDENTITY.copy()
         joint = Joint(
             name=item.full,
             type=desc.type,
             parent=parent,
             child=child,
-            origin=invert_pose(parent_pose) @ frame_pose,
+            origin=self.in_body(parent, frame_pose),
             location=desc.location,
         )
         if desc.properties:
@@ -471,9 +479,7 @@ class Builder:
             parent = ends[jname][0] if jname is not None else "world"
             body.parent = parent
             body.floating = jname is None and not body.static
-            world_pose = self.pose(name)
-            parent_pose = self.pose(parent) if parent != "world" else IDENTITY.copy()
-            body.pose = invert_pose(parent_pose) @ world_pose
+            body.pose = self.in_body(parent, self.pose(name))
             loops = [j for j in incoming.get(name, ()) if j != jname]
             body.joints = (jname,) if jname is not None else ()
             for loop in loops:  # kept as joints, off the tree: kinematics accepts and ignores their values
@@ -497,7 +503,7 @@ class Builder:
         body = self.attached_body(item.full)
         pose = self.pose(item.full)
         if body != "world":
-            pose = invert_pose(self.pose(body)) @ pose
+            pose = self.in_body(body, pose)
         if item.full in model.bodies or item.full in model.frames:
             model.diagnose(
                 Severity.WARNING,

@@ -188,6 +188,8 @@ class Scope:
         """The path of the frame `ref` names in this scope, or None. `M::__model__` is `M`.
 
         Scoped names are followed down the nested models with a loop, however deep they nest."""
+        if ref in self.local:  # the common case: a frame of this scope
+            return ref
         scope, heads = self, []
         while ref != scope.root and ref not in scope.local:
             head, ref = scope.split(ref)
@@ -280,6 +282,10 @@ class Scope:
         found = self._poses.get(name)
         if found is not None:
             return found
+        vertex = self.local.get(name)
+        if vertex is not None and vertex.relative_to == self.root and vertex.instance is None:
+            found = self._poses[name] = _I4 @ vertex.pose  # the common case: no chain, so no loop to look for
+            return found
         chain: list[str] = []
         current = name
         try:
@@ -326,6 +332,9 @@ class Scope:
         model's frame, a canonical link inside one): each such step is taken in a loop, and the answer
         is prefixed with the models passed on the way back, so nothing recurses as deep as models nest.
         """
+        vertex = self.local.get(path)
+        if vertex is not None and vertex.kind == "link":  # the common case: a link of this scope is where it is
+            return ("link", path)
         steps: list[tuple[Scope, str, list[tuple[str, bool | None]]]] = []  # scope, head into the next, keys
         scope, current, static = self, path, model_static
         while True:
