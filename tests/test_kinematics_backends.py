@@ -76,6 +76,28 @@ def test_numba_fills_out_and_reports_bad_values_as_numpy_does(models):
             model.forward_kinematics_batch(bad, backend=backend)
 
 
+@pytest.mark.parametrize("name", ["urdf", "mjcf", "hand", "random"])
+def test_a_value_that_is_not_finite_in_any_joint_is_refused_by_name(models, name):
+    """Whichever joint gets it, and whatever else the configuration holds (a zero quaternion), one
+    configuration and a batch refuse a value that is not finite with the same message."""
+    model = models[name]
+    backends = ["numpy", "numba"] if kinematics._kernel_module() is not None else ["numpy"]
+    q = configurations(model, 1)[0]
+    balls = [sl for joint, sl in model.kinematics.layout.items() if model.joints[joint].type is robodesc.JointType.BALL]
+    for column in range(model.kinematics.nq):
+        for bad in (np.nan, np.inf, -np.inf):
+            values = q.copy()
+            for sl in balls:  # a zero quaternion is refused too, but after the values
+                if not sl.start <= column < sl.stop:
+                    values[sl] = 0.0
+            values[column] = bad
+            for backend in backends:
+                with pytest.raises(ConfigurationError, match="joint values must be finite numbers"):
+                    model.forward_kinematics(values, backend=backend)
+                with pytest.raises(ConfigurationError, match="joint values must be finite numbers"):
+                    model.forward_kinematics_batch(values[None], backend=backend)
+
+
 def test_numba_works_on_configurations_that_are_not_contiguous(models):
     pytest.importorskip("numba")
     model = models["urdf"]

@@ -184,7 +184,8 @@ class _Plan:
     walks them one contiguous level at a time. Row r of the result is either a moving body's world
     pose (`direct`) or a moving anchor's world pose times a constant (`fixed`: static bodies,
     frames). The full model is one plan; `bodies=` compiles a smaller one from it, with the same
-    products in the same order, so both give the same poses.
+    products in the same order, so both give the same poses. `every_value`: the plan reads every
+    column of the configuration (the full model's does).
     """
 
     def __init__(
@@ -199,6 +200,7 @@ class _Plan:
         fixed: tuple[Any, np.ndarray, np.ndarray],
         rows: int,
         batch_jumps: bool | None = None,
+        every_value: bool = False,
     ) -> None:
         self.basis, self.src, self.mult, self.off, self.special = basis, src, mult, off, special
         self.parents = parents
@@ -214,6 +216,10 @@ class _Plan:
         self.plain = bool((mult == 1.0).all() and not off.any())
         self.columns = int(src.max()) + 1 if len(src) else 0  # a vector shorter than this needs the 0 column
         self._single = threading.local()  # a workspace per thread, reused call after call
+        # Every joint value moves some pose through a sine or a product, and nothing refuses a value
+        # on the way (as a ball joint's zero quaternion is): a value that is not finite then shows in
+        # the poses, and one configuration's values need looking at only when the poses are not finite.
+        self.shows_bad_values = every_value and not special
 
     def __getstate__(self) -> dict[str, Any]:
         """Copies and pickles leave out the per-thread workspaces (a thread-local cannot be copied)."""
@@ -332,6 +338,7 @@ class Kinematics:
             (slice(0, count), slice(0, count)),
             (slice(count, len(self.names)), fixed_anchor, fixed_pose),
             len(self.names),
+            every_value=True,
         )
         self._plans: OrderedDict[tuple, tuple[_Plan, list[str], dict[str, int], dict[str, int]]] = OrderedDict()
         self._lock = threading.Lock()
@@ -644,11 +651,12 @@ class Kinematics:
             # one sum each for the values and the poses (finite unless something is not, or they are
             # near 1e308), and the exact checks only then: for one configuration, every numpy call counts
             with np.errstate(all="ignore"):  # an overflow is refused below, by name, not as a numpy warning
-                if not math_isfinite(q.sum()) and not np.isfinite(q).all():
-                    raise ConfigurationError("joint values must be finite numbers")
+                if not plan.shows_bad_values and not math_isfinite(q.sum()):
+                    _check_values(q)
                 _evaluate_single(plan, q, out[0])
                 finite = math_isfinite(out.sum())
             if not finite:
+                _check_values(q)
                 self._check_finite(out, names)
         return Poses(names, index, out[0], frame_rows)
 
@@ -681,8 +689,7 @@ class Kinematics:
             if target is not out:
                 out[...] = target
             return Poses(names, index, out, frame_rows)
-        if not np.isfinite(q).all():
-            raise ConfigurationError("joint values must be finite numbers")
+        _check_values(q)
         count = q.shape[0]
         # no more workers than configurations, nor than chunks (a small batch asks nothing of the system)
         work = count * max(plan.rows, plan.count) // _CHUNK_ELEMENTS
@@ -942,6 +949,12 @@ def _kernel_for(backend: Any) -> Any:
             suggestion='pip install "robodesc[fast]"',
         )
     return kernel
+
+
+def _check_values(q: np.ndarray) -> None:
+    """Refuse joint values that are not finite."""
+    if not np.isfinite(q).all():
+        raise ConfigurationError("joint values must be finite numbers")
 
 
 def _floats(value: Any, what: str) -> np.ndarray:
