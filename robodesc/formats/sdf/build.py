@@ -42,7 +42,7 @@ def _shallow_copy(record: _R) -> _R:
     return new
 
 
-@dataclass
+@dataclass(slots=True)
 class _Item(Generic[_D]):
     """A link, joint or frame of some scope, with its full name and where it was found."""
 

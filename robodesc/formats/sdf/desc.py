@@ -5,6 +5,9 @@ cache, `context.cache_for("sdf")`), whatever its version: version differences ar
 parsing (a 1.4 joint axis gets ``expressed_in="__model__"``, a pre-1.7 name collision is
 renamed, ...). Names are local to their model; an `Instance` places a parsed model under a name
 and pose, so a model included a thousand times is parsed once and instantiated a thousand times.
+
+The records made per link, joint or pose are slotted: a large file makes tens of thousands, and
+without a `__dict__` each is smaller and one object fewer for the cyclic collector to walk.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from ...core.model import Dynamics, Extra, JointType, Limits
 from ..xml import to_xml
 
 
-@dataclass
+@dataclass(slots=True)
 class PoseRef:
     """A `<pose>`: its value and the frame it is expressed in ('' = the element's default frame)."""
 
@@ -53,14 +56,14 @@ class Node:
         )
 
 
-@dataclass
+@dataclass(slots=True)
 class InertialDesc:
     mass: float
     com: np.ndarray
     inertia: np.ndarray  # about the COM, in link axes
 
 
-@dataclass
+@dataclass(slots=True)
 class LinkDesc:
     name: str
     pose: PoseRef
@@ -72,7 +75,7 @@ class LinkDesc:
     properties: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass
+@dataclass(slots=True)
 class AxisDesc:
     xyz: np.ndarray
     expressed_in: str
@@ -84,7 +87,7 @@ class AxisDesc:
     mimic_location: Location | None = None  # the <mimic>, when written
 
 
-@dataclass
+@dataclass(slots=True)
 class JointDesc:
     name: str
     type: JointType
@@ -102,7 +105,7 @@ class JointDesc:
     child_location: Location | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class FrameDesc:
     name: str
     attached_to: str
@@ -129,7 +132,7 @@ class ModelDesc:
     scope: Any = field(default=None, repr=False, compare=False)  # the frame graph, built on first use
 
 
-@dataclass
+@dataclass(slots=True)
 class Instance:
     """A model placed in a parent scope (a nested `<model>` or an `<include>`)."""
 

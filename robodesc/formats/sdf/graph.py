@@ -38,7 +38,7 @@ _I4 = np.eye(4)
 _I4.flags.writeable = False
 
 
-@dataclass
+@dataclass(slots=True)
 class Vertex:
     kind: str  # "link", "joint", "frame", "model"
     name: str
