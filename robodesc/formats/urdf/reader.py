@@ -21,6 +21,7 @@ import dataclasses
 import math
 import re
 from functools import partial
+from typing import Any
 
 import numpy as np
 
@@ -58,6 +59,7 @@ JOINT_TYPES = {
 #: MAJOR.MINOR as urdfdom reads it: ASCII digits only (not "1.²"), never more than an unsigned long holds
 _VERSION = re.compile(r"\s*\+?0*([0-9]{1,9})\.0*([0-9]{1,9})")
 _ZERO3 = (0.0, 0.0, 0.0)
+_X_AXIS = (1.0, 0.0, 0.0)  # a joint's axis when none is written
 _ONES3 = np.ones(3)
 _ONES3.flags.writeable = False
 _MISSING_INERTIAL_FIX = {
@@ -65,6 +67,9 @@ _MISSING_INERTIAL_FIX = {
     "<inertia>": 'add <inertia ixx="" ixy="" ixz="" iyy="" iyz="" izz=""/>',
 }
 _INERTIA_KEYS = ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")
+#: where each of the six numbers goes in the symmetric 3x3 tensor (indexing makes a new array of its own)
+_INERTIA_TENSOR = np.array([[0, 1, 2], [1, 3, 4], [2, 4, 5]])
+_INERTIA_TENSOR.flags.writeable = False
 _LIMIT_KEYS = ("lower", "upper", "effort", "velocity")
 _LIMIT_DEFAULTS = (0.0, 0.0, MissingAttribute, MissingAttribute)  # effort and velocity are required
 EXTENSION_TAGS = {"gazebo", "transmission", "ros2_control"}
@@ -434,14 +439,13 @@ class _UrdfReader:
             )
             return None
         mass = v.number(mass_el, "value")
-        ixx, ixy, ixz, iyy, iyz, izz = v.numbers_of(inertia_el, _INERTIA_KEYS)
-        tensor = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
+        tensor = np.array(v.numbers_of(inertia_el, _INERTIA_KEYS))[_INERTIA_TENSOR]
         origin = element.find("origin")
         xyz, rpy = self._xyz_rpy(origin) if origin is not None else (_ZERO3, _ZERO3)
         if any(rpy):  # the tensor is given in the <origin> frame: express it in body axes
             rotation = rpy_to_matrix(*rpy)
             tensor = rotation @ tensor @ rotation.T
-        return Inertial(mass=mass, com=np.array(xyz, dtype=float), inertia=tensor)
+        return Inertial(mass=mass, com=np.array(xyz), inertia=tensor)  # xyz holds floats: a float array
 
     def _shape(self, element: Element) -> Shape | None:
         """A <visual> or <collision>, or None when its geometry is left out (see `_geometry`)."""
@@ -531,21 +535,30 @@ class _UrdfReader:
         ...), so that a file with several faults always gets the same error, and the diagnostics the
         same order."""
         name = self._unique_name(element, joints, "joint")
-        joint = Joint(
-            name=name,
-            type=self._joint_type(element, name),
-            parent=self._joint_end(element, name, "parent"),
-            child=self._joint_end(element, name, "child"),
-            origin=self._pose(element.find("origin")),
-            location=self.values.where(element),
-        )
+        kind = self._joint_type(element, name)
+        parent = self._joint_end(element, name, "parent")
+        child = self._joint_end(element, name, "child")
+        origin = self._pose(element.find("origin"))
         self._joint_parts[name] = element
-        self._joint_axis(joint, element)
-        self._joint_limits(joint, element)
-        self._joint_dynamics_and_mimic(joint, element)
-        self._joint_urdf_only(joint, element)
-        self._joint_kept(joint, element)
-        return joint
+        extras: dict[str, Any] = {}  # the steps below note what the model has no field for
+        axis = self._joint_axis(name, kind, element, extras)
+        limits = self._joint_limits(name, kind, element, extras)
+        dynamics, mimic = self._joint_dynamics_and_mimic(name, element)
+        self._joint_urdf_only(element, extras)
+        self._joint_kept(name, element, extras)
+        return Joint(
+            name=name,
+            type=kind,
+            parent=parent,
+            child=child,
+            origin=origin,
+            axis=axis,
+            limits=limits,
+            dynamics=dynamics,
+            mimic=mimic,
+            location=self.values.where(element),
+            extras=extras,
+        )
 
     def _joint_type(self, element: Element, name: str) -> JointType:
         """The type decides which of the other children apply, so it is read first; an unknown type
@@ -577,98 +590,103 @@ class _UrdfReader:
             )
         return self.values.required(end_el, "link")
 
-    def _joint_axis(self, joint: Joint, element: Element) -> None:
+    def _joint_axis(self, name: str, kind: JointType, element: Element, extras: dict[str, Any]) -> np.ndarray:
         """The axis as a unit vector, as KDL and pinocchio use it. Without xyz it is 1 0 0 (yourdfpy;
         urdfdom reads a zero axis, hence the warning); a zero axis cannot move a joint, but fixed and
         floating joints do not use theirs. A rescaled axis is kept as written for `robodesc check`."""
         axis_el = element.find("axis")
         if axis_el is None:
-            return
+            return np.array(_X_AXIS)
         v = self.values
-        uses_axis = joint.type not in (JointType.FIXED, JointType.FLOATING)
+        uses_axis = kind not in (JointType.FIXED, JointType.FLOATING)
         if uses_axis and "xyz" not in axis_el.attrib:
             self.model.diagnose(
                 Severity.WARNING,
                 "axis-without-xyz",
-                f"<axis> of joint {joint.name!r} has no xyz; robodesc uses 1 0 0 as yourdfpy does "
+                f"<axis> of joint {name!r} has no xyz; robodesc uses 1 0 0 as yourdfpy does "
                 "(urdfdom reads a zero axis)",
                 v.where(axis_el),
                 'write the direction, e.g. <axis xyz="0 0 1"/>',
             )
-        xyz = v.vector(axis_el, "xyz", 3, [1.0, 0.0, 0.0])
+        xyz = v.vector(axis_el, "xyz", 3, _X_AXIS)
         norm = math.hypot(*xyz)  # neither overflows (1e200) nor underflows (1e-200) as a sum of squares would
         if norm == 0.0 and uses_axis:
             raise v.error(
                 InvalidValue,
                 axis_el,
-                f"joint {joint.name!r} has a zero axis",
+                f"joint {name!r} has a zero axis",
                 construct="axis/@xyz",
                 suggestion='give the axis direction, e.g. xyz="0 0 1"',
             )
-        if norm > 0.0:
-            joint.axis = np.array([x / norm for x in xyz])  # numpy's element-wise division, bit for bit
-            if norm != 1.0:
-                facts = joint.extras.setdefault("urdf", {})
-                facts["written_axis"], facts["axis_location"] = list(xyz), v.where(axis_el)
+        if norm == 0.0:  # where the joint type ignores its axis, a zero one gives way to the default
+            return np.array(_X_AXIS)
+        if norm == 1.0:
+            return np.array(xyz)
+        facts = extras.setdefault("urdf", {})
+        facts["written_axis"], facts["axis_location"] = list(xyz), v.where(axis_el)
+        return np.array([x / norm for x in xyz])  # numpy's element-wise division, bit for bit
 
-    def _joint_limits(self, joint: Joint, element: Element) -> None:
+    def _joint_limits(self, name: str, kind: JointType, element: Element, extras: dict[str, Any]) -> Limits:
         """<limit> is read and checked on every joint type, as urdfdom does, but only revolute and
         prismatic joints need one and keep its lower/upper (ROS ignores them elsewhere); dropped ones
         are kept as written for `robodesc check`. Without <limit>, every field stays None."""
         v = self.values
-        bounded = joint.type in (JointType.REVOLUTE, JointType.PRISMATIC)
+        bounded = kind in (JointType.REVOLUTE, JointType.PRISMATIC)
         limit_el = element.find("limit")
         if limit_el is None:
             if bounded:
                 raise v.error(
                     MissingAttribute,
                     element,
-                    f"{joint.type.value} joint {joint.name!r} has no <limit>",
+                    f"{kind.value} joint {name!r} has no <limit>",
                     construct="joint/limit",
                     suggestion='add <limit lower="..." upper="..." effort="..." velocity="..."/>',
                 )
-            return
+            return Limits()
         lower, upper, effort, velocity = v.numbers_of(limit_el, _LIMIT_KEYS, _LIMIT_DEFAULTS)
-        joint.limits = Limits(lower=lower, upper=upper, effort=effort, velocity=velocity)
-        if not bounded:
-            if "lower" in limit_el.attrib or "upper" in limit_el.attrib:  # reported by checks.py
-                facts = joint.extras.setdefault("urdf", {})
-                facts["dropped_limits"] = (v.number(limit_el, "lower", None), v.number(limit_el, "upper", None))
-                facts["limit_location"] = v.where(limit_el)
-            joint.limits.lower = joint.limits.upper = None
+        if bounded:
+            return Limits(lower=lower, upper=upper, effort=effort, velocity=velocity)
+        if "lower" in limit_el.attrib or "upper" in limit_el.attrib:  # reported by checks.py
+            facts = extras.setdefault("urdf", {})
+            facts["dropped_limits"] = (v.number(limit_el, "lower", None), v.number(limit_el, "upper", None))
+            facts["limit_location"] = v.where(limit_el)
+        return Limits(effort=effort, velocity=velocity)
 
-    def _joint_dynamics_and_mimic(self, joint: Joint, element: Element) -> None:
+    def _joint_dynamics_and_mimic(self, name: str, element: Element) -> tuple[Dynamics, Mimic | None]:
         """<dynamics> and <mimic>, which the model holds as typed fields. urdfdom refuses a <dynamics>
         with neither damping nor friction; whether a mimic's leader exists is checked in `_check_mimics`,
         once all joints are read."""
         v = self.values
+        dynamics = Dynamics()
         dynamics_el = element.find("dynamics")
         if dynamics_el is not None:
             if "damping" not in dynamics_el.attrib and "friction" not in dynamics_el.attrib:
                 raise v.error(
                     MissingAttribute,
                     dynamics_el,
-                    f"<dynamics> of joint {joint.name!r} has neither damping nor friction",
+                    f"<dynamics> of joint {name!r} has neither damping nor friction",
                     construct="dynamics",
                     suggestion='add damping="..." or friction="...", or remove <dynamics>',
                 )
             damping, friction = v.numbers_of(dynamics_el, ("damping", "friction"), (0.0, 0.0))
-            joint.dynamics = Dynamics(damping=damping, friction=friction)
+            dynamics = Dynamics(damping=damping, friction=friction)
         mimic_el = element.find("mimic")
-        if mimic_el is not None:
-            joint.mimic = Mimic(
-                joint=v.required(mimic_el, "joint", "the joint to follow"),
-                multiplier=v.number(mimic_el, "multiplier", 1.0),
-                offset=v.number(mimic_el, "offset", 0.0),
-            )
+        if mimic_el is None:
+            return dynamics, None
+        mimic = Mimic(
+            joint=v.required(mimic_el, "joint", "the joint to follow"),
+            multiplier=v.number(mimic_el, "multiplier", 1.0),
+            offset=v.number(mimic_el, "offset", 0.0),
+        )
+        return dynamics, mimic
 
-    def _joint_urdf_only(self, joint: Joint, element: Element) -> None:
+    def _joint_urdf_only(self, element: Element, extras: dict[str, Any]) -> None:
         """<safety_controller> and <calibration>: checked as urdfdom checks them (k_velocity required)
         and kept under `extras["urdf"]`, since no other format has them and the model has no field for them."""
         v = self.values
         safety_el = element.find("safety_controller")
         if safety_el is not None:
-            joint.extras.setdefault("urdf", {})["safety_controller"] = {
+            extras.setdefault("urdf", {})["safety_controller"] = {
                 "k_velocity": v.number(safety_el, "k_velocity"),
                 "k_position": v.number(safety_el, "k_position", 0.0),
                 "soft_lower_limit": v.number(safety_el, "soft_lower_limit", 0.0),
@@ -676,17 +694,17 @@ class _UrdfReader:
             }
         calibration_el = element.find("calibration")
         if calibration_el is not None:
-            joint.extras.setdefault("urdf", {})["calibration"] = {
+            extras.setdefault("urdf", {})["calibration"] = {
                 key: v.number(calibration_el, key, None) for key in ("reference_position", "rising", "falling")
             }
 
-    def _joint_kept(self, joint: Joint, element: Element) -> None:
+    def _joint_kept(self, name: str, element: Element, extras: dict[str, Any]) -> None:
         """What URDF does not define is kept, not lost: unknown children as `extras["xml"]` (with an
         info diagnostic), and children written more than once (urdfdom reads the first) for checks.py."""
         for child in element:
             if child.tag not in _JOINT_CHILDREN:
-                joint.extras.setdefault("xml", []).append(self._keep(child, joint.name, "joint"))
-        self._note_repeated(element, joint.extras)
+                extras.setdefault("xml", []).append(self._keep(child, name, "joint"))
+        self._note_repeated(element, extras)
 
     # -- the tree ------------------------------------------------------------------------------
     def _build_tree(self, root_el: Element, links: dict[str, Body], joints: dict[str, Joint]) -> None:
