@@ -26,7 +26,6 @@ from .includes import include
 from .inertia import combine, is_valid_mass_matrix, solid
 from .joints import parse_joint
 from .names import check_model_names, check_world_names, duplicate, name_of, reference
-from .spec import is_custom
 from .values import parse_bool
 
 _LINK_NAMED = ("visual", "collision", "sensor", "light")  # children of a link that need unique names
@@ -153,15 +152,15 @@ def parse_link(ctx: FileContext, element: Element) -> LinkDesc:
         location=ctx.where(element),
     )
     solids = []
-    names: dict[str, set] = {tag: set() for tag in _LINK_NAMED}
+    named: set[tuple[str, str]] = set()  # (tag, name) of the visuals, collisions, sensors and lights read
     inertial_el = None
     for child in element:
         tag = child.tag
-        if tag in names and not is_custom(tag):
+        if tag in _LINK_NAMED:
             child_name = name_of(ctx, child, tag)
-            if child_name in names[tag]:
+            if (tag, child_name) in named:
                 raise duplicate(tag, child_name, f"link {name!r}", ctx.where(child))
-            names[tag].add(child_name)
+            named.add((tag, child_name))
         if tag == "inertial":
             inertial_el = child
         elif tag in ("visual", "collision"):
@@ -222,23 +221,23 @@ def parse_inertial(ctx: FileContext, element: Element, link_name: str, solids: l
             [values["ixz"], values["iyz"], values["izz"]],
         ]
     )
-    ctx.require(
-        math.isfinite(mass) and all(map(math.isfinite, values.values())) and np.isfinite(pose).all(),
-        InvalidValue,
-        element,
-        f"link {link_name!r} has an inertial that is not finite",
-        "inertial",
-        "give finite numbers for mass and inertia",
-    )
-    ctx.require(
-        is_valid_mass_matrix(mass, tensor),
-        InvalidValue,
-        element,
-        f"link {link_name!r} has an invalid inertia: the mass must not be negative and the inertia "
-        "matrix must be positive semi-definite with principal moments obeying the triangle inequality",
-        "inertial",
-        "check <mass> and the signs of <ixy>, <ixz>, <iyz>",
-    )
+    if not (math.isfinite(mass) and all(map(math.isfinite, values.values())) and np.isfinite(pose).all()):
+        raise ctx.error(
+            InvalidValue,
+            element,
+            f"link {link_name!r} has an inertial that is not finite",
+            "inertial",
+            "give finite numbers for mass and inertia",
+        )
+    if not is_valid_mass_matrix(mass, tensor):
+        raise ctx.error(
+            InvalidValue,
+            element,
+            f"link {link_name!r} has an invalid inertia: the mass must not be negative and the inertia "
+            "matrix must be positive semi-definite with principal moments obeying the triangle inequality",
+            "inertial",
+            "check <mass> and the signs of <ixy>, <ixz>, <iyz>",
+        )
     rotation = pose[:3, :3]
     return InertialDesc(mass, pose[:3, 3].copy(), rotation @ tensor @ rotation.T)
 

@@ -36,6 +36,9 @@ from .desc import Instance, ModelDesc, WorldDesc
 
 _I4 = np.eye(4)
 _I4.flags.writeable = False
+#: `invert_pose(_I4)`, the placement of every nested model placed by its own frame (most are), inverted once
+_I4_INVERTED = invert_pose(_I4)
+_I4_INVERTED.flags.writeable = False
 
 
 @dataclass(slots=True)
@@ -249,7 +252,8 @@ class Scope:
 
     def _local_pose(self, vertex: Vertex) -> np.ndarray:
         if vertex.instance is not None:  # a nested model (the only kind of vertex with an instance)
-            return vertex.pose @ invert_pose(self.placement(vertex.instance))
+            placement = self.placement(vertex.instance)
+            return vertex.pose @ (_I4_INVERTED if placement is _I4 else invert_pose(placement))
         return vertex.pose
 
     def pose(self, path: str) -> np.ndarray:

@@ -107,12 +107,12 @@ def _joint_ends(ctx: FileContext, element: Element, name: str) -> tuple[str, str
     parent, child = ends["parent"], ends["child"]
     child_el = element.find("child")
     assert child_el is not None  # checked above
-    swap = "the world can only be a joint's parent; swap <parent> and <child>"
-    ctx.require(
-        child != "world", InvalidValue, child_el, f"joint {name!r} has the world as its child", "joint/child", swap
-    )
-    both = f"joint {name!r} names {child!r} as both parent and child"
-    ctx.require(child != parent, InvalidValue, child_el, both, "joint/child", "a joint connects two different links")
+    if child == "world":
+        swap = "the world can only be a joint's parent; swap <parent> and <child>"
+        raise ctx.error(InvalidValue, child_el, f"joint {name!r} has the world as its child", "joint/child", swap)
+    if child == parent:
+        both = f"joint {name!r} names {child!r} as both parent and child"
+        raise ctx.error(InvalidValue, child_el, both, "joint/child", "a joint connects two different links")
     return parent, child
 
 

@@ -29,22 +29,23 @@ _RESERVED = "names 'world' and __anything__ are reserved; rename it"
 def name_of(values: Values, element: Element, what: str | None = None) -> str:
     """The element's `name`, which must be given and not be reserved."""
     name = values.required(element, "name")
-    message = f"the {what or element.tag} name {name!r} is reserved"
-    values.require(not is_reserved_name(name), ReservedName, element, message, name, _RESERVED)
+    if is_reserved_name(name):  # (the message is made only then: names are read for nearly every element)
+        message = f"the {what or element.tag} name {name!r} is reserved"
+        raise values.error(ReservedName, element, message, name, _RESERVED)
     return name
 
 
 def reference(values: Values, value: str, element: Element, attribute: str) -> str:
     """A frame reference (relative_to, attached_to, ...), stripped: '__root__' is reserved."""
     value = value.strip()
-    values.require(
-        value != "__root__",
-        ReservedName,
-        element,
-        f"'__root__' is reserved; it cannot be the value of {attribute}",
-        attribute,
-        "name a frame of this model or world",
-    )
+    if value == "__root__":
+        raise values.error(
+            ReservedName,
+            element,
+            f"'__root__' is reserved; it cannot be the value of {attribute}",
+            attribute,
+            "name a frame of this model or world",
+        )
     return value
 
 
