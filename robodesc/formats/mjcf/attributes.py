@@ -236,10 +236,30 @@ class Attributes:
         pos = self.floats(element, attrs, "pos", 3, [0.0, 0.0, 0.0])
         if _ORIENTATION_NAMES.isdisjoint(attrs):  # no rotation written or inherited: the
             return make_pose(None, pos)  # identity quaternion's matrix is the identity, bit for bit
-        return make_pose(quat_to_matrix(self.quat(element, attrs)), pos)
+        return make_pose(self._rotation_matrix(element, attrs), pos)
+
+    def _rotation_matrix(self, element: Element, attrs: dict[str, str]) -> np.ndarray:
+        """The matrix of the element's orientation (`quat`). The same specifier with the same text
+        under the same angle settings gives the same matrix: worked out once per load (robots
+        repeat their orientations, turning a cylinder or a link by the same quarter turn)."""
+        name = self._orientation(element, attrs)
+        compiler = self.scope.compiler
+        key = (name, attrs.get(name) if name else None, compiler.degree, compiler.eulerseq)
+        known = self.state.rotations
+        found = known.get(key)
+        if found is None:
+            quat = np.array(_IDENTITY_QUAT) if name is None else self._parsed_quat(element, attrs, name)
+            found = known[key] = quat_to_matrix(quat)
+        return found
 
     def quat(self, element: Element, attrs: dict[str, str]) -> np.ndarray:
         """The element's orientation (w, x, y, z), from whichever specifier it writes or inherits."""
+        name = self._orientation(element, attrs)
+        return np.array(_IDENTITY_QUAT) if name is None else self._parsed_quat(element, attrs, name)
+
+    def _orientation(self, element: Element, attrs: dict[str, str]) -> str | None:
+        """The orientation specifier in force on the element (None: the identity); more than one
+        written on the element is an error."""
         given = [name for name in ORIENTATIONS if name in element.attrib]
         if len(given) > 1:
             raise self.error(
@@ -253,11 +273,11 @@ class Attributes:
         # one (euler="") counts as not written, as in MuJoCo, but still clashes with another one above
         written = [n for n in given if element.attrib[n].strip()]
         if written:
-            name: str | None = written[0]
-        else:
-            name = next((n for n in ORIENTATIONS if n not in given and attrs.get(n, "").strip()), None)
-        if name is None:
-            return np.array(_IDENTITY_QUAT)
+            return written[0]
+        return next((n for n in ORIENTATIONS if n not in given and attrs.get(n, "").strip()), None)
+
+    def _parsed_quat(self, element: Element, attrs: dict[str, str], name: str) -> np.ndarray:
+        """The quaternion of orientation specifier `name` as in force on the element."""
         values = self.floats(element, attrs, name, _ORIENTATION_SIZES[name])
         try:
             return self._rotation(name, values)

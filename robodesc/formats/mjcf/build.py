@@ -192,45 +192,22 @@ def _heightfield(asset: HfieldAsset | None) -> Heightfield:
     )
 
 
-_EYE3 = np.eye(3)
-_EYE3.flags.writeable = False
-#: np.allclose's bound for comparing with the identity (atol + rtol * |identity|, rtol = 1e-5)
-_ORTHONORMAL_TOLERANCE = 1e-12 + 1e-5 * np.abs(_EYE3)
-
-
 def _mesh(mesh: MeshShape, pose: np.ndarray) -> tuple[Geometry, np.ndarray]:
     """A mesh geom's shape placed as MuJoCo places its vertices: ``scale * R(refquat)^T (v - refpos)``
     in the geom frame (MuJoCo then moves that frame to the mesh's centre of mass and principal axes,
     and the vertices with it, which leaves them where they are in the body).
 
     Inline vertices are moved into the mesh frame here, so the shape needs only the geom's pose and
-    the scale. A file is drawn with `scale` and a rigid pose: exact when ``scale R^T scale^-1`` is a
-    rotation (a uniform scale, or no refquat: every mesh seen so far); otherwise (a non-uniform
-    scale with a refquat) no rigid pose can carry it, and the pose keeps the rotation and the refpos
-    offset: the drawing is then approximate (docs/formats/mjcf.md says so)."""
+    the scale. A file is drawn with `scale` and the mesh's rigid placement (`MeshAsset.placement`)."""
     scale = np.array(mesh.scale, dtype=float)
-    rotation, refpos = mesh.reference[:3, :3], mesh.reference[:3, 3]
     if mesh.vertices is not None:
+        rotation, refpos = mesh.reference[:3, :3], mesh.reference[:3, 3]
         vertices = (mesh.vertices - refpos) @ rotation  # R^T (v - refpos), row by row
         faces = None if mesh.faces is None else mesh.faces.copy()
         geometry = Mesh(uri=mesh.uri, scale=scale, path=None, tried=[], vertices=vertices, faces=faces)
         return geometry, pose
     geometry = Mesh(uri=mesh.uri, scale=scale, path=mesh.path, tried=mesh.tried)
-    return geometry, pose @ _mesh_frame(scale, rotation, refpos)
-
-
-def _mesh_frame(scale: np.ndarray, rotation: np.ndarray, refpos: np.ndarray) -> np.ndarray:
-    """The rigid X with ``X (scale * v) = scale * R^T (v - refpos)`` when one exists (see `_mesh`)."""
-    if scale[0] == 1.0 and scale[1] == 1.0 and scale[2] == 1.0:  # the usual mesh: what follows gives R^T
-        return make_pose(rotation.T, -(rotation.T @ refpos))  # (1.0 * x and x / 1.0 are x, bit for bit)
-    linear = rotation.T
-    if np.all(scale != 0):
-        turned = (scale[:, None] * rotation.T) / scale[None, :]
-        # np.allclose(turned @ turned.T, np.eye(3), atol=1e-12), element for element, without its
-        # checks and temporaries (a fifth of a Menagerie load went there)
-        if (np.abs(turned @ turned.T - _EYE3) <= _ORTHONORMAL_TOLERANCE).all():
-            linear = turned
-    return make_pose(linear, -(scale * (rotation.T @ refpos)))
+    return geometry, pose @ mesh.placement
 
 
 def _constraint(spec: EqualitySpec) -> Constraint:

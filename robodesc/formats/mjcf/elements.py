@@ -25,7 +25,7 @@ from .attributes import ORIENTATIONS, Attributes, merged
 from .checks import FROMTO_KINDS, MAYBE_IGNORED, ignored_class_attributes
 from .mesh_assets import MeshAsset
 from .mujoco_math import MJ_MINVAL
-from .records import GeomSpec, HfieldAsset, JointSpec, MeshShape, Principal, SiteSpec
+from .records import GeomSpec, HfieldAsset, JointSpec, MeshShape, Principal, SiteSpec, placed
 
 GEOM_TYPES = ("plane", "hfield", "sphere", "capsule", "ellipsoid", "cylinder", "box", "mesh", "sdf")
 JOINT_TYPES = ("free", "ball", "slide", "hinge")
@@ -59,13 +59,17 @@ def _joint(read: Attributes, element: Element, attrs: dict[str, str], kind: str,
     name = read.name(attrs, "joint")
     names = read.state.joint_names
     read.unique(element, name, "joint", names)
-    pos = np.array(read.floats(element, attrs, "pos", 3, [0.0, 0.0, 0.0]))
-    axis = np.array(read.floats(element, attrs, "axis", 3, [0.0, 0.0, 1.0]))
+    pos = read.floats(element, attrs, "pos", 3, [0.0, 0.0, 0.0])
+    axis = read.floats(element, attrs, "axis", 3, [0.0, 0.0, 1.0])
+    if kind == "free":  # it moves the body's own frame: anchor and axis as written, unused
+        anchor, direction = np.array(pos), np.array(axis)
+    else:
+        anchor, direction = _anchor_and_axis(read, element, kind, pos, axis, frame)
     joint = JointSpec(
         name=name,
         kind=kind,
-        anchor=pos,
-        axis=axis,
+        anchor=anchor,
+        axis=direction,
         limits=None,
         reference=0.0,
         spring_reference=0.0,
@@ -77,16 +81,16 @@ def _joint(read: Attributes, element: Element, attrs: dict[str, str], kind: str,
         location=read.where(element),
     )
     if kind != "free":
-        _read_joint_axis_and_dynamics(read, element, attrs, joint, frame)
+        _read_joint_limits_and_dynamics(read, element, attrs, joint)
     names.add(name)
     return joint
 
 
-def _read_joint_axis_and_dynamics(
-    read: Attributes, element: Element, attrs: dict[str, str], joint: JointSpec, frame: np.ndarray
-) -> None:
-    """Anchor and axis into body coordinates; limits, reference and dynamics of a hinge, slide or ball."""
-    kind, axis, angle = joint.kind, joint.axis, read.scope.compiler.angle
+def _anchor_and_axis(
+    read: Attributes, element: Element, kind: str, pos: list[float], axis: list[float], frame: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The anchor and unit axis of a hinge, slide or ball joint in body coordinates (`frame` places its
+    element in the body)."""
     norm = math.hypot(*axis)  # neither overflows (1e200) nor underflows as a sum of squares would
     if norm < MJ_MINVAL and kind in ("hinge", "slide"):
         raise read.error(
@@ -96,19 +100,23 @@ def _read_joint_axis_and_dynamics(
             construct=f"{element.tag}/@axis",
             suggestion='give the axis direction, e.g. axis="0 0 1"',
         )
-    unit = axis / norm if norm >= MJ_MINVAL else np.array(_Z)
-    if frame is IDENTITY and not any(c == 0.0 and math.copysign(1.0, c) < 0.0 for c in unit.tolist()):
+    unit = [c / norm for c in axis] if norm >= MJ_MINVAL else list(_Z)  # numpy's division, number by number
+    if frame is IDENTITY and not any(c == 0.0 and math.copysign(1.0, c) < 0.0 for c in unit):
         # a joint right in its body (most are): the products below, bit for bit, without the matrix
         # products. Each entry of IDENTITY @ v is v's own plus +-0 terms: exact when non-zero, and +0
         # when v's is +0 (a sum with a +0 term); adding the +0 translation also makes a -0 anchor entry
         # +0, as `+ 0.0` does. Only a -0 axis entry could come out either way: it takes the products.
-        joint.anchor = joint.anchor + 0.0
-        joint.axis = unit
-    else:
-        joint.anchor = frame[:3, :3] @ joint.anchor + frame[:3, 3]  # a joint inside a <frame>: into body coordinates
-        joint.axis = frame[:3, :3] @ unit
-    limited = _limited(read, element, attrs, kind)
-    low, high = read.floats(element, attrs, "range", 2, [0.0, 0.0])
+        return np.array([p + 0.0 for p in pos]), np.array(unit)
+    rotation = frame[:3, :3]  # a joint inside a <frame>: into body coordinates
+    return rotation @ np.array(pos) + frame[:3, 3], rotation @ np.array(unit)
+
+
+def _read_joint_limits_and_dynamics(
+    read: Attributes, element: Element, attrs: dict[str, str], joint: JointSpec
+) -> None:
+    """Limits, reference and dynamics of a hinge, slide or ball joint."""
+    kind, angle = joint.kind, read.scope.compiler.angle
+    limited, low, high = _limited(read, element, attrs, kind)
     if kind == "hinge":
         joint.reference = angle(read.floats(element, attrs, "ref", 1, [0.0])[0])
         if limited:
@@ -128,11 +136,12 @@ def _read_joint_axis_and_dynamics(
     joint.armature = read.floats(element, attrs, "armature", 1, [0.0])[0]
 
 
-def _limited(read: Attributes, element: Element, attrs: dict[str, str], kind: str) -> bool:
-    """Whether the joint is limited, by MuJoCo's rules, on the values in force (its own or its
-    class's): ``limited="auto"`` (or absent) means lower < upper when autolimits is on, and with
-    autolimits off is an error when the range is not 0 0 (MuJoCo's default range); a limited ball
-    joint needs range[0] = 0 (its upper bound is any number), a limited hinge or slide lower < upper.
+def _limited(read: Attributes, element: Element, attrs: dict[str, str], kind: str) -> tuple[bool, float, float]:
+    """Whether the joint is limited, with its range (read once for the caller too), by MuJoCo's rules
+    on the values in force (its own or its class's): ``limited="auto"`` (or absent) means lower <
+    upper when autolimits is on, and with autolimits off is an error when the range is not 0 0
+    (MuJoCo's default range); a limited ball joint needs range[0] = 0 (its upper bound is any
+    number), a limited hinge or slide lower < upper.
     An unlimited joint's range is never checked: a ball joint may inherit a hinge's range."""
     value = attrs.get("limited", "auto")
     if value not in ("true", "false", "auto"):
@@ -170,7 +179,7 @@ def _limited(read: Attributes, element: Element, attrs: dict[str, str], kind: st
             construct=f"{element.tag}/@range",
             suggestion='write range="lower upper"',
         )
-    return limited
+    return limited, low, high
 
 
 # -- inertial -------------------------------------------------------------------------------------
@@ -234,9 +243,8 @@ def read_geom(read: Attributes, element: Element, frame: np.ndarray, active: str
     """A geom of the body being read; `frame` places the geom's element in the body."""
     attrs = read.defaulted(element, active)
     kind = read.keyword(element, attrs, "type", GEOM_TYPES, "sphere")
-    local, size = geom_pose(read, element, attrs, kind, read.sizes(element, attrs, "size", 3))
+    pose, size = geom_pose(read, element, attrs, kind, read.sizes(element, attrs, "size", 3), frame)
     note_ignored(read, element, attrs, active, kind)
-    pose = frame @ local
     contype = read.integer(element, attrs, "contype", 1)
     conaffinity = read.integer(element, attrs, "conaffinity", 1)
     group = read.integer(element, attrs, "group", 0)
@@ -360,6 +368,7 @@ def _mesh_shape(read: Attributes, asset: MeshAsset) -> MeshShape:
             uri=f"plugin:{made_by}",
             scale=scale,
             reference=asset.reference(),
+            placement=asset.placement(),
             path=None,
             tried=[],
             asset_location=asset.location,
@@ -392,6 +401,7 @@ def _mesh_shape(read: Attributes, asset: MeshAsset) -> MeshShape:
         uri=asset.attrs.get("file") or f"mesh:{asset.attrs.get('name', '')}",
         scale=scale,
         reference=asset.reference(),
+        placement=asset.placement(),
         path=path,
         tried=tried,
         asset_location=asset.location,
@@ -413,12 +423,13 @@ def _material(read: Attributes, element: Element, attrs: dict[str, str]) -> Mate
 
 
 def geom_pose(
-    read: Attributes, element: Element, attrs: dict[str, str], kind: str, size: list[float]
+    read: Attributes, element: Element, attrs: dict[str, str], kind: str, size: list[float], frame: np.ndarray
 ) -> tuple[np.ndarray, list[float]]:
-    """The pose of a geom or site and its size; `fromto` sets both (z along from -> to)."""
+    """The pose of a geom or site in its body (`frame` places its element there) and its size;
+    `fromto` sets both (z along from -> to)."""
     fromto = read.floats(element, attrs, "fromto", 6, None)
     if fromto is None:
-        return read.pose(element, attrs), size
+        return placed(frame, read.pose(element, attrs)), size
     if kind not in FROMTO_KINDS:
         raise read.error(
             InvalidValue,
@@ -445,7 +456,13 @@ def geom_pose(
     middle = [(sx + ex) / 2, (sy + ey) / 2, (sz + ez) / 2]
     if not all(map(math.isfinite, middle)):  # the sum overflows: numpy's way, with its overflow warning, as before
         middle = list((np.array(fromto[:3]) + np.array(fromto[3:])) / 2)
-    return make_pose(quat_to_matrix(quat_between(_Z, direction)), middle), size
+        return frame @ make_pose(quat_to_matrix(quat_between(_Z, direction)), middle), size  # not finite: no `placed`
+    # the same fromto gives the same pose: worked out once per load (robots repeat their limbs' geoms)
+    known = read.state.fromto_poses
+    local = known.get(attrs["fromto"])
+    if local is None:
+        local = known[attrs["fromto"]] = make_pose(quat_to_matrix(quat_between(_Z, direction)), middle)
+    return placed(frame, local), size
 
 
 def _note_fromto(read: Attributes, element: Element, attrs: dict[str, str]) -> None:
@@ -499,12 +516,12 @@ def read_site(
     names = read.state.site_names
     read.unique(element, name, "site", names)
     kind = attrs.get("type", "sphere")
-    local, _ = geom_pose(read, element, attrs, kind, read.sizes(element, attrs, "size", 3))
+    pose, _ = geom_pose(read, element, attrs, kind, read.sizes(element, attrs, "size", 3), frame)
     note_ignored(read, element, attrs, active, kind)
     names.add(name)
     return SiteSpec(
         name=name,
-        pose=frame @ local,
+        pose=pose,
         attributes={k: v for k, v in attrs.items() if k != "name"},
         location=read.where(element),
     )

@@ -36,9 +36,15 @@ class MeshAsset:
     _processed: ProcessedMesh | None = None
     _reference: np.ndarray | None = None
 
+    _location: Location | None = None
+    _placement: np.ndarray | None = None
+
     @property
     def location(self) -> Location:
-        return self.read.where(self.element)
+        """Where the ``<mesh>`` is: one location for every geom that draws the mesh."""
+        if self._location is None:
+            self._location = self.read.where(self.element)
+        return self._location
 
     def frame(self) -> tuple[list[float], np.ndarray, list[float]]:
         """(scale, refpos, refquat): the mesh file's vertices sit in the frame (refpos, refquat)."""
@@ -50,10 +56,10 @@ class MeshAsset:
         return self._frame
 
     def reference(self) -> np.ndarray:
-        """The mesh frame (refpos, refquat) as a 4x4 pose: worked out for the first geom that uses the
-        mesh, a copy of it for each geom. Meshes with the same frame (most keep the default one) share
-        one, worked out once per load: keyed on the numbers' bits, so a -0 that changes signs in the
-        matrix gets its own."""
+        """The mesh frame (refpos, refquat) as a 4x4 pose, read-only: worked out for the first geom
+        that uses the mesh. Meshes with the same frame (most keep the default one) share one, worked
+        out once per load: keyed on the numbers' bits, so a -0 that changes signs in the matrix gets
+        its own."""
         if self._reference is None:
             _, refpos, refquat = self.frame()
             known = self.read.state.context.cache_for("mjcf-mesh-reference")
@@ -61,8 +67,26 @@ class MeshAsset:
             found = known.get(key)
             if found is None:
                 found = known[key] = make_pose(quat_to_matrix(refquat), refpos)
+                found.flags.writeable = False
             self._reference = found
-        return self._reference.copy()
+        return self._reference
+
+    def placement(self) -> np.ndarray:
+        """The rigid pose X with ``X (scale * v) = scale * R^T (v - refpos)`` when one exists, which places
+        the mesh file's (scaled) vertices in the geom frame; read-only, worked out once per mesh for
+        every geom that draws it.
+
+        MuJoCo moves vertices into the mesh frame as ``scale * R(refquat)^T (v - refpos)``. A file is
+        drawn with `scale` and a rigid pose: exact when ``scale R^T scale^-1`` is a rotation (a uniform
+        scale, or no refquat: every mesh seen so far); otherwise (a non-uniform scale with a refquat)
+        no rigid pose can carry it, and the pose keeps the rotation and the refpos offset: the drawing
+        is then approximate (docs/formats/mjcf.md says so)."""
+        if self._placement is None:
+            scale, reference = np.array(self.frame()[0], dtype=float), self.reference()
+            placement = _rigid_placement(scale, reference[:3, :3], reference[:3, 3])
+            placement.flags.writeable = False
+            self._placement = placement
+        return self._placement
 
     def processed(self) -> ProcessedMesh:
         """The mesh as MuJoCo processes it (read from its file on first use, then cached).
@@ -134,3 +158,23 @@ class MeshAsset:
             raise read.error(
                 InvalidValue, element, f"mesh {name!r} ({source}) cannot be used: {exc}", construct=name
             ) from None
+
+
+_EYE3 = np.eye(3)
+_EYE3.flags.writeable = False
+#: np.allclose's bound for comparing with the identity (atol + rtol * |identity|, rtol = 1e-5)
+_ORTHONORMAL_TOLERANCE = 1e-12 + 1e-5 * np.abs(_EYE3)
+
+
+def _rigid_placement(scale: np.ndarray, rotation: np.ndarray, refpos: np.ndarray) -> np.ndarray:
+    """`MeshAsset.placement` of a mesh with this scale and frame (`rotation` = R(refquat))."""
+    if scale[0] == 1.0 and scale[1] == 1.0 and scale[2] == 1.0:  # the usual mesh: what follows gives R^T
+        return make_pose(rotation.T, -(rotation.T @ refpos))  # (1.0 * x and x / 1.0 are x, bit for bit)
+    linear = rotation.T
+    if np.all(scale != 0):
+        turned = (scale[:, None] * rotation.T) / scale[None, :]
+        # np.allclose(turned @ turned.T, np.eye(3), atol=1e-12), element for element, without its
+        # checks and temporaries (a fifth of a Menagerie load went there)
+        if (np.abs(turned @ turned.T - _EYE3) <= _ORTHONORMAL_TOLERANCE).all():
+            linear = turned
+    return make_pose(linear, -(scale * (rotation.T @ refpos)))

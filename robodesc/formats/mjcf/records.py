@@ -24,7 +24,7 @@ from ...core.diagnostics import Diagnostic
 from ...core.errors import Location
 from ...core.geometry import Material
 from ...core.model import Extra
-from ...core.transforms import make_pose, matrix_to_quat, quat_to_matrix
+from ...core.transforms import IDENTITY, make_pose, matrix_to_quat, quat_to_matrix
 from .mesh_processing import ProcessedMesh
 
 
@@ -55,6 +55,17 @@ class Compiler:
         return math.radians(value) if self.degree else value
 
 
+def placed(frame: np.ndarray, local: np.ndarray) -> np.ndarray:
+    """``frame @ local``: a finite rigid pose (last row 0 0 0 1, as every pose the reader makes has)
+    placed by the frame it is written in.
+
+    Most elements sit right in their body, `frame` being IDENTITY. Each entry of ``IDENTITY @ local``
+    is then local's own plus terms that are +-0, at least one of them +0 (the last row's 0 or 1 times
+    a 0 of IDENTITY): that is ``local + 0.0`` (a -0 entry becomes +0), the same bits without the
+    matrix product."""
+    return local + 0.0 if frame is IDENTITY else frame @ local
+
+
 #: A part of a body's mass: (mass, position, orientation (w, x, y, z), principal moments) in the body.
 MassPart = tuple[float, np.ndarray, np.ndarray, np.ndarray]
 
@@ -71,7 +82,7 @@ class Principal:
 
     def part(self, pose: np.ndarray) -> MassPart:
         """This inertia as a (mass, pos, quat, moments) part in the frame where the body sits at `pose`."""
-        frame = pose @ make_pose(quat_to_matrix(self.quat), self.pos)
+        frame = placed(pose, make_pose(quat_to_matrix(self.quat), self.pos))
         return self.mass, frame[:3, 3], matrix_to_quat(frame[:3, :3]), self.moments
 
 
@@ -105,7 +116,8 @@ class MeshShape:
     asset: str
     uri: str
     scale: list[float]
-    reference: np.ndarray  # the pose (refpos, refquat) of the file's frame in the mesh frame
+    reference: np.ndarray  # the pose (refpos, refquat) of the file's frame in the mesh frame (read-only)
+    placement: np.ndarray  # the rigid pose of the file's scaled vertices in the geom frame (read-only)
     path: str | None  # the file if it exists
     tried: list[str]
     asset_location: Location

@@ -48,6 +48,7 @@ from .records import (
     JointSpec,
     KeyframeSpec,
     ModelSpec,
+    placed,
 )
 from .state import FileScope, LoadState
 
@@ -149,8 +150,8 @@ class _Walker:
                     self.spec.twist_bodies.clear()
             elif tag == "frame":
                 attrs = child.attrib
-                placed = frame @ read.pose(child, attrs)
-                yield self.children(child, body, parent, placed, attrs.get("childclass", active))
+                inner = placed(frame, read.pose(child, attrs))
+                yield self.children(child, body, parent, inner, attrs.get("childclass", active))
             elif tag == "geom":
                 items.append(read_geom(read, child, frame, active))
             elif tag == "site":
@@ -207,7 +208,7 @@ class _Walker:
         names = read.state.body_names
         read.unique(element, name, "body", names)
         written = read.pose(element, attrs)
-        body = BodySpec(name, frame @ written, written, read.where(element))
+        body = BodySpec(name, placed(frame, written), written, read.where(element))
         names.add(name)
         yield self.children(element, body, parent, IDENTITY, attrs.get("childclass", active))
         kinds = [item.kind for item in body.items if isinstance(item, JointSpec)]
@@ -331,8 +332,8 @@ class _Walker:
                 body.items.append((yield walker.body(target, body.name, frame, _childclass_above(root, target))))
             else:
                 above = _childclass_above(root, target)
-                placed = frame @ walker.read.pose(target, target.attrib)
-                yield walker.children(target, body, parent, placed, target.get("childclass", above))
+                inner = placed(frame, walker.read.pose(target, target.attrib))
+                yield walker.children(target, body, parent, inner, target.get("childclass", above))
         finally:
             state.attaching.popitem()
 

@@ -20,6 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from ...core.diagnostics import Diagnostic, Severity
 from ...core.errors import Location
 from ...core.geometry import Material
@@ -77,6 +79,10 @@ class LoadState:
     #: class attributes MuJoCo ignores: (class, tag, kind, attributes) -> (element label, location)s
     ignored: dict[tuple, list[tuple[str, Location]]] = field(default_factory=dict)
     diagnostics: list[Diagnostic] = field(default_factory=list)  # noted while reading, in order
+    #: the pose in its frame of a geom or site placed by fromto, by the fromto as written (`placed` copies it)
+    fromto_poses: dict[str, np.ndarray] = field(default_factory=dict)
+    #: rotation matrices of orientations, by (specifier, text, compiler angle and eulerseq) (`Attributes.pose`)
+    rotations: dict[tuple, np.ndarray] = field(default_factory=dict)
 
     def diagnose(
         self, severity: Severity, code: str, message: str, location: Location, suggestion: str | None = None
