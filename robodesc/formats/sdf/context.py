@@ -134,9 +134,9 @@ class FileContext(LocatingValues):
 
     # -- poses -----------------------------------------------------------------------------
     def pose_element(self, element: Element) -> PoseRef:
-        attributes = element.attrib
-        relative_to = reference(self, attributes.get("relative_to", ""), element, "//pose/@relative_to")
-        frame = attributes.get("frame", "").strip()
+        # attributes through `get`: `attrib` would give every attribute-less <pose> a dict of its own
+        relative_to = reference(self, element.get("relative_to", ""), element, "//pose/@relative_to")
+        frame = element.get("frame", "").strip()
         if frame:
             self.diagnose(
                 Severity.WARNING,
@@ -146,9 +146,9 @@ class FileContext(LocatingValues):
                 element,
                 f'write relative_to="{frame}" in SDF 1.7 or later',
             )
-        degrees_text = attributes.get("degrees")
+        degrees_text = element.get("degrees")
         degrees = parse_bool(degrees_text, self.at(element), "pose/@degrees") if degrees_text is not None else False
-        rotation_format = attributes.get("rotation_format", "euler_rpy").strip()
+        rotation_format = element.get("rotation_format", "euler_rpy").strip()
         if degrees and rotation_format == "quat_xyzw":
             raise self.error(
                 MalformedPose,

@@ -29,6 +29,7 @@ from ...core.geometry import (
     Shape,
     Sphere,
 )
+from ...core.transforms import IDENTITY
 from ..xml import Element
 from .context import FileContext
 from .desc import Node
@@ -39,11 +40,11 @@ from .values import parse_bool, parse_color, parse_double, parse_vector, text_of
 def read_shape(ctx: FileContext, element: Element, kind: str) -> tuple[Shape, dict]:
     """A `<visual>` or `<collision>` as a Shape, and the solid parameters auto-inertia needs."""
     name = element.get("name")
-    shape = Shape(geometry=Geometry(), pose=ctx.pose_of(element).matrix, name=name)
     pose_el = element.find("pose")
-    relative_to = pose_el.get("relative_to", "").strip() if pose_el is not None else ""
-    if relative_to:
-        shape.extras.setdefault("sdf", {})["pose_relative_to"] = relative_to
+    pose = ctx.pose_element(pose_el) if pose_el is not None else None
+    shape = Shape(geometry=Geometry(), pose=pose.matrix if pose is not None else IDENTITY.copy(), name=name)
+    if pose is not None and pose.relative_to:
+        shape.extras.setdefault("sdf", {})["pose_relative_to"] = pose.relative_to
     solid: dict = {}
     geometry_el = element.find("geometry")
     if geometry_el is None:  # libsdformat adds the required <geometry> as empty
@@ -80,12 +81,15 @@ def read_shape(ctx: FileContext, element: Element, kind: str) -> tuple[Shape, di
 
 def read_geometry(ctx: FileContext, element: Element) -> tuple[Geometry, dict]:
     """The shape of a `<geometry>`; of several, the one libsdformat's `Geometry::Load` takes first."""
-    shapes = sorted((c for c in element if c.tag in _READERS), key=lambda c: SHAPE_PRECEDENCE.index(c.tag))
-    if not shapes:
+    shape_el, first = None, len(SHAPE_PRECEDENCE)
+    for child in element:  # the first child of the earliest kind
+        rank = _PRECEDENCE.get(child.tag, first)
+        if rank < first:
+            shape_el, first = child, rank
+    if shape_el is None:
         for child in element:
             ctx.unknown(child)
         return Geometry(), {}
-    shape_el = shapes[0]
     if shape_el.tag == "polyline":
         return _polyline(ctx, element)
     return _READERS[shape_el.tag](ctx, shape_el)
@@ -235,6 +239,7 @@ SHAPE_PRECEDENCE = (
     "image",
     "empty",
 )
+_PRECEDENCE = {tag: rank for rank, tag in enumerate(SHAPE_PRECEDENCE)}
 
 _READERS = {
     "box": _box,

@@ -174,12 +174,24 @@ def _tokens(text: str, count: int) -> list[str]:
     return text.split(None, count)
 
 
+def _plain_tokens(tokens: list[str]) -> list[float] | None:
+    """`tokens` as numbers in one pass when each is a plain decimal number (what `_STREAM_NUMBER` matches)
+    and all are finite; None for anything else, which the caller reads token by token with the pattern."""
+    joined = "".join(tokens)
+    return None if joined.strip(_DECIMAL_CHARACTERS) else plain_numbers(tokens, joined)
+
+
 def _stream_numbers(text: str, count: int, where: Where, construct: str, kind: type = MalformedValue) -> list[float]:
     """The first `count` tokens of `text` as numbers, as `operator>>` reads them."""
-    tokens = _tokens(text, count)[:count]
-    joined = "".join(tokens)
-    if len(tokens) == count and not joined.strip(_DECIMAL_CHARACTERS):  # plain decimals: no pattern
-        plain = plain_numbers(tokens, joined)
+    return _token_numbers(_tokens(text, count)[:count], text, count, where, construct, kind)
+
+
+def _token_numbers(
+    tokens: list[str], text: str, count: int, where: Where, construct: str, kind: type = MalformedValue
+) -> list[float]:
+    """`_stream_numbers` of `text`, given its first `count` tokens (at most)."""
+    if len(tokens) == count:
+        plain = _plain_tokens(tokens)
         if plain is not None:
             return plain
     values = []
@@ -208,11 +220,11 @@ def parse_vector(text: str, count: int, where: Where, construct: str) -> np.ndar
 def parse_color(text: str, where: Where, construct: str) -> np.ndarray:
     """An RGBA color: 3 or 4 numbers in [0, 1] (alpha defaults to 1)."""
     tokens = _tokens(text, 4)
-    ok = len(tokens) in (3, 4) and all(_STREAM_NUMBER.fullmatch(t) for t in tokens)
-    if ok:
-        values = [float(t) for t in tokens]
-        ok = all(0.0 <= v <= 1.0 for v in values)
-        if ok:
+    if len(tokens) in (3, 4):
+        values = _plain_tokens(tokens)
+        if values is None and all(_STREAM_NUMBER.fullmatch(t) for t in tokens):
+            values = [float(t) for t in tokens]
+        if values is not None and all(0.0 <= v <= 1.0 for v in values):
             return np.array(values + [1.0] * (4 - len(values)))
     raise _fail(
         MalformedValue,
@@ -247,7 +259,7 @@ def parse_pose(text: str, rotation_format: str, degrees: bool, where: Where) -> 
             "pose",
             "write x y z roll pitch yaw" if count == 6 else "write x y z qx qy qz qw",
         )
-    values = _stream_numbers(text, count, where, "pose", MalformedPose)
+    values = _token_numbers(tokens, text, count, where, "pose", MalformedPose)  # exactly `count` tokens
     if count == 6:
         rpy = values[3:]
         if degrees:
