@@ -41,6 +41,7 @@ from .core.errors import (
 )
 from .core.kinematics import Poses
 from .core.model import Body, Joint, Limits, Model
+from .core.resources import read_file
 from .core.transforms import invert_pose, matrix_to_rpy
 from .core.writing import Loss
 from .plugins import PluginInfo, Registry, default_registry
@@ -75,6 +76,8 @@ def _candidates(paths: Sequence[str]) -> tuple[list[str], dict[str, str]]:
     """(files to check, {path that cannot be read: why}). Folders are walked for every file that any
     offered format claims by extension (also formats two plugins conflict over, so that `check`
     reports the conflict for each file), and for .xml files whose content a format recognises.
+    A file whose format calls it a fragment (`FormatSpec.fragment`: xacro macros for others to
+    include, no robot of their own) is left out of a folder, as XML no format recognises is.
 
     A folder that cannot be listed, and a file that would be checked but cannot be read (no
     permission, a dangling link, a FIFO or device, which would block or never end), is reported
@@ -107,7 +110,11 @@ def _candidates(paths: Sequence[str]) -> tuple[list[str], dict[str, str]]:
                 if why:
                     unreadable[full] = why
                 elif lower.endswith(extensions):
-                    files.append(full)
+                    try:
+                        if not _fragment(registry, full):
+                            files.append(full)
+                    except (OSError, RobodescError):  # checking it says why it cannot be read
+                        files.append(full)
                 else:
                     try:
                         if _recognised(registry, full):
@@ -131,6 +138,16 @@ def _unreadable_file(path: str) -> str | None:
     if not os.access(path, os.R_OK):
         return "permission denied"
     return None
+
+
+def _fragment(registry: Registry, path: str) -> bool:
+    """Whether the file's format calls it only a part for other files to include. Formats without
+    a `fragment` test cost nothing: the file is read only when its format has one."""
+    try:
+        spec = registry.detect(path, b"")
+    except FormatError:
+        return False
+    return spec.fragment is not None and registry.is_fragment(path, read_file(path))
 
 
 def _recognised(registry: Registry, path: str) -> bool:

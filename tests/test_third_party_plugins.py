@@ -9,6 +9,7 @@ through `importlib.metadata`, exactly as after `pip install`.
 from __future__ import annotations
 
 import io
+import json
 import os
 import subprocess
 import sys
@@ -177,6 +178,35 @@ def test_third_party_claimants_are_decided_by_content_in_a_fixed_order(site: Pat
     neither.write_text("nothing\n")
     with pytest.raises(robodesc.FormatError, match="several formats claim .toy"):
         registry.load(neither)
+
+
+def test_a_fragment_test_decides_what_a_folder_walk_checks_and_a_crashing_one_is_reported(site: Path, tmp_path: Path):
+    make_plugin(
+        site,
+        "toyplug-frag",
+        "toyplug_frag",
+        """
+        def fragment(data):
+            if b"crash" in data:
+                raise KeyError("boom")
+            return data.startswith(b"PART")
+
+        @hookimpl
+        def robodesc_formats():
+            return [FormatSpec("toy-frag", (".toy",), read=read_toy, fragment=fragment)]
+        """,
+    )
+    registry = fresh_registry()
+    for name, text in (("whole.toy", "base -\n"), ("part.toy", "PART\n"), ("crash.toy", "crash\n")):
+        (tmp_path / name).write_text(text)
+    assert not registry.is_fragment(str(tmp_path / "whole.toy"), b"base -\n")
+    assert registry.is_fragment(str(tmp_path / "part.toy"), b"PART\n")
+    with pytest.warns(PluginWarning, match="fragment test of format 'toy-frag' failed: KeyError"):
+        assert not registry.is_fragment(str(tmp_path / "crash.toy"), b"crash\n")  # checked like any file
+    assert "toyplug-frag" in str(registry.problems) or "toyplug_frag" in str(registry.problems)
+    result = run_command([sys.executable, "-m", "robodesc", "check", "--json", str(tmp_path)], site, tmp_path)
+    checked = sorted(Path(entry["file"]).name for entry in json.loads(result.stdout)["files"])
+    assert checked == ["crash.toy", "whole.toy"]  # the part is left out; the crash is no reason to skip
 
 
 # -- hooks through pluggy ---------------------------------------------------------------------------

@@ -71,7 +71,7 @@ def export_scene(scene: trimesh.Scene, path: str | os.PathLike[str]) -> list[str
         raise ExportFailed(f"trimesh could not write {target!r}: {exc}", construct=target) from exc
     written = []
     for name, data in files:
-        destination = os.path.join(folder, name)
+        destination = os.path.join(os.path.dirname(target), name)  # named as the caller named the target
         write_whole(destination, data)
         written.append(destination)
     return written

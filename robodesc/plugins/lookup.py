@@ -156,6 +156,18 @@ class FormatTable:
         return chosen
 
 
+def is_fragment(spec: FormatSpec, data: bytes, report: Report) -> bool:
+    """Whether `spec` calls the file `data` only a part for others to include; a `fragment` that
+    raises is reported and counts as no (the file is then checked like any other)."""
+    if spec.fragment is None:
+        return False
+    try:
+        return bool(spec.fragment(data))
+    except Exception as exc:  # a plugin's code: reported against its plugin
+        report(spec.plugin, f"the fragment test of format {spec.name!r} failed: {type(exc).__name__}: {exc}")
+        return False
+
+
 def _sniffs(spec: FormatSpec, head: bytes, report: Report) -> bool:
     """Whether `spec` recognises `head`; a sniffer that raises is reported and counts as no."""
     if spec.sniff is None:

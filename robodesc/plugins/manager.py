@@ -53,7 +53,7 @@ from ..core.resources import LIMIT_VARIABLES, LoadContext, ResourceRefused, read
 from ..core.validation import validate_structure
 from ..core.writing import WriteContext
 from . import hookspecs
-from .lookup import FormatTable
+from .lookup import FormatTable, is_fragment
 from .spec import FormatSpec, checked_specs
 
 ENTRY_POINT_GROUP = "robodesc"
@@ -408,6 +408,15 @@ class Registry:
     def detect(self, path: str | None, head: bytes, disable_plugins: Iterable[str] = ()) -> FormatSpec:
         """The format of a file: by extension, else by content (the rule is in `lookup`)."""
         return self.table(disable_plugins).detect(path, head, self._report)
+
+    def is_fragment(self, path: str, data: bytes) -> bool:
+        """Whether the format of the file `path` calls its content `data` only a part for other
+        files to include (`FormatSpec.fragment`); False when no format reads it."""
+        try:
+            spec = self.detect(path, data[:4096])
+        except FormatError:
+            return False
+        return is_fragment(spec, data, self._report)
 
     # -- loading -------------------------------------------------------------------------------
     def load(

@@ -18,13 +18,19 @@ class FormatSpec:
     """One format: its name, the file extensions it claims (with the leading dot, any case),
     `read(data, context) -> Model`, optionally `sniff(head) -> bool` and `write(model, context) -> str`
     (`context` is a `WriteContext`: where the text goes, and where the writer reports what the
-    format cannot express)."""
+    format cannot express).
+
+    `fragment(data) -> bool`, also optional, says whether a whole file holds only parts for other
+    files to include (a xacro file of macros, with no robot of its own): `robodesc check FOLDER`
+    leaves such files out of a folder, as it leaves out XML no format recognises. A file named
+    on its own is checked whatever `fragment` says."""
 
     name: str
     extensions: tuple[str, ...]
     read: Callable[[bytes, LoadContext], Model] | None = None
     sniff: Callable[[bytes], bool] | None = None
     write: Callable[[Model, WriteContext], str] | None = None
+    fragment: Callable[[bytes], bool] | None = None
     description: str = ""
     plugin: str = ""  # filled in by robodesc: the plugin that provided this format
 
@@ -67,7 +73,7 @@ def _spec_problem(spec: Any) -> str | None:
     for ext in spec.extensions:
         if not isinstance(ext, str) or not ext.startswith(".") or len(ext) < 2:
             return f"format {spec.name!r}: extension {ext!r} must start with a dot, like '.urdf'"
-    for role in ("read", "sniff", "write"):
+    for role in ("read", "sniff", "write", "fragment"):
         if getattr(spec, role) is not None and not callable(getattr(spec, role)):
             return f"format {spec.name!r}: {role} is not callable"
     if spec.read is None and spec.write is None:

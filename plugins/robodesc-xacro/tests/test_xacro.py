@@ -80,15 +80,23 @@ def test_args_of_the_wrong_kind_are_invalid_arguments(workspace: dict[str, Path]
             robodesc.load(workspace["robot"], search_paths=[workspace["parts_root"]], args=wrong)
 
 
+def test_a_package_found_through_a_relative_search_path(
+    workspace: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A relative search path is the current folder's, as for `package://`; the include `$(find)` leads to
+    is not read from the including file's folder."""
+    monkeypatch.chdir(workspace["tmp"])
+    model = robodesc.load(workspace["robot"], search_paths=["vendor"])
+    assert "upper" in model.bodies and "fore" in model.bodies
+
+
 def test_a_package_found_through_ros_package_path(workspace: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ROS_PACKAGE_PATH", env_path(workspace["tmp"] / "elsewhere", workspace["parts_root"]))
     model = robodesc.load(workspace["robot"])
     assert model.bodies["upper"].visuals[0].geometry.path == str(workspace["parts"] / "meshes" / "segment.stl")
 
 
-def test_a_package_found_through_ament_prefix_path(
-    workspace: dict[str, Path], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_package_found_through_ament_prefix_path(workspace: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
     prefix = workspace["tmp"] / "install"
     (prefix / "share").mkdir(parents=True)
     os.symlink(workspace["parts"], prefix / "share" / "arm_parts")
@@ -110,7 +118,9 @@ def test_a_missing_package_lists_every_place_tried(workspace: dict[str, Path], m
 
 
 def test_relative_includes_and_text_given_to_loads(tmp_path: Path) -> None:
-    write(tmp_path / "parts" / "wheel.xacro", f"""
+    write(
+        tmp_path / "parts" / "wheel.xacro",
+        f"""
         <robot {XACRO_NS}>
           <xacro:macro name="wheel" params="side y">
             <link name="${{side}}_wheel"/>
@@ -120,7 +130,8 @@ def test_relative_includes_and_text_given_to_loads(tmp_path: Path) -> None:
             </joint>
           </xacro:macro>
         </robot>
-        """)
+        """,
+    )
     text = f"""<robot name="cart" {XACRO_NS}>
       <xacro:include filename="parts/wheel.xacro"/>
       <link name="chassis"/>
@@ -134,7 +145,9 @@ def test_relative_includes_and_text_given_to_loads(tmp_path: Path) -> None:
 
 # -- errors in the file the user wrote --------------------------------------------------------------
 def test_an_undefined_property_in_a_macro_call_is_located_at_the_call(workspace: dict[str, Path]) -> None:
-    bad = write(workspace["robot"].parent / "bad.urdf.xacro", f"""
+    bad = write(
+        workspace["robot"].parent / "bad.urdf.xacro",
+        f"""
         <robot name="b" {XACRO_NS}>
           <xacro:include filename="$(find arm_parts)/urdf/arm.xacro"/>
           <link name="base"/>
@@ -142,7 +155,8 @@ def test_an_undefined_property_in_a_macro_call_is_located_at_the_call(workspace:
             <origin xyz="0 0 0"/>
           </xacro:arm_segment>
         </robot>
-        """)
+        """,
+    )
     with pytest.raises(robodesc.UnresolvedReference, match="undefined_length") as caught:
         robodesc.load(bad, search_paths=[workspace["parts_root"]])
     assert (caught.value.file, caught.value.line) == (str(bad), 4)
@@ -150,7 +164,9 @@ def test_an_undefined_property_in_a_macro_call_is_located_at_the_call(workspace:
 
 
 def test_a_urdf_error_made_by_a_macro_names_the_macro_body_and_the_call(tmp_path: Path) -> None:
-    bad = write(tmp_path / "robot.urdf.xacro", f"""
+    bad = write(
+        tmp_path / "robot.urdf.xacro",
+        f"""
         <robot name="b" {XACRO_NS}>
           <xacro:macro name="hinge" params="kind">
             <joint name="j" type="${{kind}}">
@@ -162,7 +178,8 @@ def test_a_urdf_error_made_by_a_macro_names_the_macro_body_and_the_call(tmp_path
 
           <xacro:hinge kind="hinge"/>
         </robot>
-        """)
+        """,
+    )
     with pytest.raises(robodesc.UnsupportedJointType) as caught:
         robodesc.load(bad)
     error = caught.value
@@ -172,7 +189,9 @@ def test_a_urdf_error_made_by_a_macro_names_the_macro_body_and_the_call(tmp_path
 
 
 def test_a_bad_expression_is_located_at_its_element(tmp_path: Path) -> None:
-    bad = write(tmp_path / "robot.urdf.xacro", f"""
+    bad = write(
+        tmp_path / "robot.urdf.xacro",
+        f"""
         <robot name="b" {XACRO_NS}>
           <link name="base">
             <inertial>
@@ -180,7 +199,8 @@ def test_a_bad_expression_is_located_at_its_element(tmp_path: Path) -> None:
             </inertial>
           </link>
         </robot>
-        """)
+        """,
+    )
     with pytest.raises(robodesc.InvalidValue, match="division by zero") as caught:
         robodesc.load(bad)
     assert (caught.value.file, caught.value.line) == (str(bad), 4)
@@ -195,12 +215,15 @@ def test_an_unset_arg_suggests_passing_it(tmp_path: Path) -> None:
 
 
 def test_a_missing_include_is_resource_not_found(tmp_path: Path) -> None:
-    bad = write(tmp_path / "robot.urdf.xacro", f"""
+    bad = write(
+        tmp_path / "robot.urdf.xacro",
+        f"""
         <robot name="b" {XACRO_NS}>
           <link name="base"/>
           <xacro:include filename="nowhere.xacro"/>
         </robot>
-        """)
+        """,
+    )
     with pytest.raises(robodesc.ResourceNotFound) as caught:
         robodesc.load(bad)
     assert caught.value.line == 3 and str(tmp_path / "nowhere.xacro") in caught.value.tried
@@ -229,10 +252,13 @@ def test_macros_expanding_without_end_are_refused(tmp_path: Path, monkeypatch: p
 
 # -- XML safety and confinement ---------------------------------------------------------------------
 def test_entity_declarations_and_doctypes_are_refused_in_includes_too(tmp_path: Path) -> None:
-    write(tmp_path / "evil.xacro", """
+    write(
+        tmp_path / "evil.xacro",
+        """
         <!DOCTYPE robot [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;">]>
         <robot><link name="&b;"/></robot>
-        """)
+        """,
+    )
     write(tmp_path / "attlist.xacro", '<!DOCTYPE robot [<!ATTLIST link name CDATA "x">]>\n<robot><link/></robot>\n')
     for evil in ("evil.xacro", "attlist.xacro"):
         text = f'<robot name="t" {XACRO_NS}>\n  <xacro:include filename="{evil}"/>\n</robot>\n'
@@ -307,6 +333,25 @@ def test_the_cli_reads_xacro_with_args(workspace: dict[str, Path], capsys: pytes
     assert main(["check", str(workspace["robot"]), *common]) == 0
 
 
+def test_check_of_a_folder_leaves_out_files_of_macros_for_others(
+    workspace: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A package's urdf/ folder holds the robot and the macro files it includes: walking it checks
+    the robot, not each macro file (alone they describe no robot); named alone, one is checked."""
+    urdf = workspace["robot_package"] / "urdf"
+    (urdf / "arm.xacro").write_text((workspace["parts"] / "urdf" / "arm.xacro").read_text())  # macros only
+    write(urdf / "broken.xacro", f"<robot {XACRO_NS}><xacro:property name='x' value='1'/>")
+    write(urdf / "calls.xacro", f"<robot {XACRO_NS}><xacro:include filename='arm.xacro'/><xacro:arm_segment/></robot>")
+    assert main(["check", "--json", str(urdf), "--search-path", str(workspace["parts_root"])]) != 0
+    report = json.loads(capsys.readouterr().out)
+    checked = {Path(entry["file"]).name: entry for entry in report["files"]}
+    assert set(checked) == {"robot.urdf.xacro", "broken.xacro", "calls.xacro"}  # not arm.xacro
+    assert not checked["robot.urdf.xacro"]["failed"]
+    assert checked["broken.xacro"]["failed"] and checked["calls.xacro"]["failed"]  # not well-formed; a bad call
+    assert main(["check", str(urdf / "arm.xacro")]) != 0  # named on its own: checked, and no robot
+    assert "arm.xacro" in capsys.readouterr().out
+
+
 def test_the_cli_refuses_an_arg_not_spelt_as_xacro_spells_it(
     workspace: dict[str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -327,17 +372,23 @@ def test_convert_xacro_to_mjcf(workspace: dict[str, Path], tmp_path: Path, capsy
     out = tmp_path / "out" / "robot.xml"
     out.parent.mkdir()
     code = main(
-        ["convert", str(workspace["robot"]), "-o", str(out), "--search-path", str(workspace["parts_root"]),
-         "--arg", "prefix:=l_"]
+        [
+            "convert",
+            str(workspace["robot"]),
+            "-o",
+            str(out),
+            "--search-path",
+            str(workspace["parts_root"]),
+            "--arg",
+            "prefix:=l_",
+        ]
     )
     assert code == 0, capsys.readouterr()
     converted = robodesc.load(out)
     assert converted.format == "mjcf" and {"l_base", "l_upper", "l_fore", "l_gripper"} <= set(converted.bodies)
     original = robodesc.load(workspace["robot"], search_paths=[workspace["parts_root"]], args={"prefix": "l_"})
     values = {"l_upper_joint": 0.3, "l_fore_joint": -0.7}
-    np.testing.assert_allclose(
-        converted.pose("l_gripper", values), original.pose("l_gripper", values), atol=1e-9
-    )
+    np.testing.assert_allclose(converted.pose("l_gripper", values), original.pose("l_gripper", values), atol=1e-9)
 
 
 # -- the same URDF as the xacro command makes ------------------------------------------------------
@@ -383,7 +434,9 @@ def test_the_same_urdf_as_the_xacro_command(workspace: dict[str, Path], tmp_path
 
 def test_yaml_loaded_by_xacro_is_read_through_robodesc(tmp_path: Path) -> None:
     write(tmp_path / "config" / "dims.yaml", "arm:\n  length: 0.25\n")
-    robot = write(tmp_path / "robot.urdf.xacro", f"""
+    robot = write(
+        tmp_path / "robot.urdf.xacro",
+        f"""
         <robot name="y" {XACRO_NS}>
           <xacro:property name="dims" value="${{xacro.load_yaml('config/dims.yaml')}}"/>
           <link name="base"/>
@@ -392,7 +445,8 @@ def test_yaml_loaded_by_xacro_is_read_through_robodesc(tmp_path: Path) -> None:
             <parent link="base"/><child link="tip"/><origin xyz="0 0 ${{dims['arm']['length']}}"/>
           </joint>
         </robot>
-        """)
+        """,
+    )
     np.testing.assert_allclose(robodesc.load(robot).pose("tip")[:3, 3], [0, 0, 0.25])
     secret = write(tmp_path / "secret.yaml", "arm:\n  length: 1\n")
     robot.write_text(robot.read_text().replace("config/dims.yaml", str(secret)))
@@ -404,12 +458,15 @@ def test_yaml_loaded_by_xacro_is_read_through_robodesc(tmp_path: Path) -> None:
 
 
 def test_xacro_warnings_become_diagnostics_in_the_users_file(tmp_path: Path) -> None:
-    robot = write(tmp_path / "robot.urdf.xacro", f"""
+    robot = write(
+        tmp_path / "robot.urdf.xacro",
+        f"""
         <robot name="w" {XACRO_NS}>
           <link name="base"/>
           <xacro:include filename="optional/*.xacro"/>
         </robot>
-        """)
+        """,
+    )
     model = robodesc.load(robot)
     warnings = [d for d in model.diagnostics if d.code == "xacro-warning"]
     assert len(warnings) == 1 and "matched no files" in warnings[0].message
@@ -417,7 +474,9 @@ def test_xacro_warnings_become_diagnostics_in_the_users_file(tmp_path: Path) -> 
 
 
 def test_a_wrong_macro_parameter_is_located_at_the_call(workspace: dict[str, Path]) -> None:
-    bad = write(workspace["robot"].parent / "bad.urdf.xacro", f"""
+    bad = write(
+        workspace["robot"].parent / "bad.urdf.xacro",
+        f"""
         <robot name="b" {XACRO_NS}>
           <xacro:include filename="$(find arm_parts)/urdf/arm.xacro"/>
           <link name="base"/>
@@ -425,19 +484,23 @@ def test_a_wrong_macro_parameter_is_located_at_the_call(workspace: dict[str, Pat
             <origin xyz="0 0 0"/>
           </xacro:arm_segment>
         </robot>
-        """)
+        """,
+    )
     with pytest.raises(robodesc.InvalidValue, match='Invalid parameter "colour"') as caught:
         robodesc.load(bad, search_paths=[workspace["parts_root"]])
     assert (caught.value.file, caught.value.line) == (str(bad), 4) and "called at" not in str(caught.value)
 
 
 def test_an_optional_include_that_is_missing_is_left_out(tmp_path: Path) -> None:
-    robot = write(tmp_path / "robot.urdf.xacro", f"""
+    robot = write(
+        tmp_path / "robot.urdf.xacro",
+        f"""
         <robot name="o" {XACRO_NS}>
           <link name="base"/>
           <xacro:include filename="extras.xacro" optional="true"/>
         </robot>
-        """)
+        """,
+    )
     assert list(robodesc.load(robot).bodies) == ["base"]
 
 
@@ -461,19 +524,25 @@ def test_find_asks_resolver_plugins_first(workspace: dict[str, Path]) -> None:
 
 
 def test_dirname_is_the_folder_of_the_file_being_expanded(tmp_path: Path) -> None:
-    write(tmp_path / "parts" / "part.xacro", f"""
+    write(
+        tmp_path / "parts" / "part.xacro",
+        f"""
         <robot {XACRO_NS}>
           <link name="part"><visual><geometry><mesh filename="$(dirname)/part.stl"/></geometry></visual></link>
         </robot>
-        """)
+        """,
+    )
     (tmp_path / "parts" / "part.stl").write_text("solid s\nendsolid s\n")
-    robot = write(tmp_path / "robot.urdf.xacro", f"""
+    robot = write(
+        tmp_path / "robot.urdf.xacro",
+        f"""
         <robot name="d" {XACRO_NS}>
           <link name="$(dirname)"/>
           <xacro:include filename="parts/part.xacro"/>
           <joint name="j" type="fixed"><parent link="$(dirname)"/><child link="part"/></joint>
         </robot>
-        """)
+        """,
+    )
     model = robodesc.load(robot)
     assert list(model.bodies) == [str(tmp_path), "part"]
     assert model.bodies["part"].visuals[0].geometry.path == str(tmp_path / "parts" / "part.stl")
@@ -481,19 +550,24 @@ def test_dirname_is_the_folder_of_the_file_being_expanded(tmp_path: Path) -> Non
 
 def test_a_wildcard_include_may_not_list_folders_outside_a_confined_load(tmp_path: Path) -> None:
     write(tmp_path / "other" / "a.xacro", f'<robot {XACRO_NS}><link name="other"/></robot>\n')
-    robot = write(tmp_path / "robot" / "robot.urdf.xacro", f"""
+    robot = write(
+        tmp_path / "robot" / "robot.urdf.xacro",
+        f"""
         <robot name="g" {XACRO_NS}>
           <link name="base"/>
           <xacro:include filename="../other/*.xacro"/>
         </robot>
-        """)
+        """,
+    )
     with pytest.raises(robodesc.ResourceNotFound, match="outside the folders") as caught:
         robodesc.load(robot, confine=True)
     assert caught.value.line == 3
 
 
 def test_an_sdf_xacro_is_read_by_the_sdf_reader(tmp_path: Path) -> None:
-    world = write(tmp_path / "model.sdf.xacro", f"""
+    world = write(
+        tmp_path / "model.sdf.xacro",
+        f"""
         <sdf version="1.9" {XACRO_NS}>
           <xacro:property name="h" value="0.5"/>
           <model name="m">
@@ -502,21 +576,25 @@ def test_an_sdf_xacro_is_read_by_the_sdf_reader(tmp_path: Path) -> None:
             <joint name="j" type="fixed"><parent>base</parent><child>top</child></joint>
           </model>
         </sdf>
-        """)
+        """,
+    )
     model = robodesc.load(world)
     assert model.format == "sdf" and model.source == str(world)
     np.testing.assert_allclose(model.pose("top")[:3, 3], [0, 0, 1.0])
 
 
 def test_package_uris_in_include_filenames(workspace: dict[str, Path], tmp_path: Path) -> None:
-    robot = write(workspace["robot"].parent / "uri.urdf.xacro", f"""
+    robot = write(
+        workspace["robot"].parent / "uri.urdf.xacro",
+        f"""
         <robot name="u" {XACRO_NS}>
           <xacro:include filename="package://arm_parts/urdf/arm.xacro"/>
           <link name="base"/>
           <xacro:arm_segment prefix="" name="upper" parent="base" length="1"><origin/></xacro:arm_segment>
           <xacro:include filename="package://arm_parts/urdf/missing.xacro"/>
         </robot>
-        """)
+        """,
+    )
     with pytest.raises(robodesc.ResourceNotFound) as caught:
         robodesc.load(robot, search_paths=[workspace["parts_root"]])
     assert caught.value.line == 5 and str(workspace["parts"] / "urdf" / "missing.xacro") in caught.value.tried

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 import robodesc
+from robodesc.formats.xml import parse_xml
 
 from .expand import expand, read
 
@@ -24,9 +25,24 @@ __all__ = ["expand", "read", "robodesc_formats"]
 _XACRO_ROOT = re.compile(rb"<robot\b[^>]*\bxmlns:xacro\s*=", re.S)
 
 
+#: what a file of macros for others to include holds at its top level, and nothing else
+_DEFINITIONS = frozenset(("xacro:macro", "xacro:property", "xacro:arg", "xacro:include"))
+
+
 def _sniff(head: bytes) -> bool:
     """A `.xml` (or text given to `loads`) is xacro when its `<robot>` declares the xacro namespace."""
     return _XACRO_ROOT.search(head) is not None
+
+
+def _fragment(data: bytes) -> bool:
+    """A file whose top level only defines (macros, properties, arguments) and includes, with no
+    link, joint or macro call of its own, describes no robot alone: others include it. `robodesc
+    check FOLDER` leaves it out. A file that cannot be parsed is no fragment: checking it reports why."""
+    try:
+        root = parse_xml(data).root
+    except robodesc.RobodescError:
+        return False
+    return len(root) > 0 and all(child.tag in _DEFINITIONS for child in root)
 
 
 @robodesc.hookimpl
@@ -37,6 +53,7 @@ def robodesc_formats() -> list[robodesc.FormatSpec]:
             extensions=(".xacro", ".urdf.xacro"),
             read=read,
             sniff=_sniff,
+            fragment=_fragment,
             description="xacro (ROS's XML macros) expanded to URDF with the xacro package; no ROS needed",
         )
     ]

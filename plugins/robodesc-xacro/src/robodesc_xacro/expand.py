@@ -233,18 +233,21 @@ class _Expander:
 
     # -- $(find pkg) -------------------------------------------------------------------------------
     def find(self, package: str) -> str:
-        """The folder of ROS package `package`, found as robodesc finds `package://package/...`."""
+        """The folder of ROS package `package`, found as robodesc finds `package://package/...`, as
+        an absolute path as ROS gives it: xacro reads an include's relative filename from the
+        including file's folder, so a folder found through a relative search path must not stay
+        relative."""
         where = self.here()
         uri = f"package://{package}/package.xml"
         found, tried = self.context.resolve(uri, where)
         if found is not None:
-            return os.path.dirname(found)
+            return os.path.abspath(os.path.dirname(found))
         roots = self.context.allowed_roots
         folders = package_roots(package, self.context.base_dir, self.context.search_paths)
         for folder in folders:
             real = folder if roots is None else confined_path(folder, roots)
             if real is not None and os.path.isdir(real):
-                return folder
+                return os.path.abspath(folder)
         listed = list(dict.fromkeys([*folders, *(os.path.dirname(t) for t in tried)]))
         raise ResourceNotFound(
             f"$(find {package}): no package {package!r}",
@@ -264,7 +267,9 @@ class _Expander:
             found, tried = self.context.resolve(spec, self.here())
             if found is None:
                 raise ResourceNotFound(
-                    f"{spec} not found", tried=tried, construct=spec,
+                    f"{spec} not found",
+                    tried=tried,
+                    construct=spec,
                     suggestion="add the folder holding the package to search_paths (--search-path DIR) "
                     "or ROS_PACKAGE_PATH",
                 )
@@ -379,9 +384,7 @@ def _import_xacro() -> Any:
         import xacro
         import xacro.substitution_args
     except ImportError as exc:  # installed without its dependency, or a broken install
-        raise robodesc.MissingDependency(
-            f"reading xacro needs the xacro package: {exc}", package="xacro"
-        ) from None
+        raise robodesc.MissingDependency(f"reading xacro needs the xacro package: {exc}", package="xacro") from None
     return xacro
 
 
@@ -503,7 +506,7 @@ def _translate(exc: BaseException, source: str | None) -> RobodescError:
             tried=[str(missing)],
             location=where,
             construct=str(missing),
-            suggestion="check the filename, or mark the include optional=\"true\"",
+            suggestion='check the filename, or mark the include optional="true"',
         )
     if name == "ArgException":
         return UnresolvedReference(
@@ -511,7 +514,7 @@ def _translate(exc: BaseException, source: str | None) -> RobodescError:
             location=where,
             construct=f"$(arg {cause})",
             suggestion=f"pass it: args={{'{cause}': '...'}} (--arg {cause}:=VALUE), or declare "
-            f"<xacro:arg name=\"{cause}\" default=\"...\"/>",
+            f'<xacro:arg name="{cause}" default="..."/>',
         )
     if isinstance(cause, NameError) or "unknown macro name" in text or "Undefined" in text:
         return UnresolvedReference(f"xacro: {text}{via}", location=where, construct=where.element)
