@@ -1,0 +1,76 @@
+"""A loaded SDF model lets go of the parsed XML documents of its files (the including file and the
+files it includes), yet every location in it still names the line and element path as written."""
+
+from __future__ import annotations
+
+import gc
+from pathlib import Path
+
+import robodesc
+from robodesc.formats.xml import Document
+
+ARM = """\
+<?xml version="1.0"?>
+<sdf version="1.9">
+  <model name="arm">
+    <link name="base">
+      <inertial><mass>1</mass></inertial>
+      <visual name="v"><geometry><box><size>1 1 1</size></box></geometry></visual>
+    </link>
+    <link name="tip"><pose>0 0 1 0 0 0</pose></link>
+    <joint name="j" type="revolute">
+      <parent>base</parent>
+      <child>tip</child>
+      <axis><xyz>0 0 1</xyz></axis>
+    </joint>
+    <plugin name="p" filename="libp.so"><gain>2</gain></plugin>
+  </model>
+</sdf>
+"""
+
+WORLD = """\
+<?xml version="1.0"?>
+<sdf version="1.9">
+  <world name="w">
+    <include>
+      <uri>arm</uri>
+      <name>left</name>
+    </include>
+    <physics type="ode"><max_step_size>0.001</max_step_size></physics>
+  </world>
+</sdf>
+"""
+
+
+def _write(folder: Path) -> Path:
+    (folder / "arm").mkdir()
+    (folder / "arm" / "model.sdf").write_text(ARM)
+    (folder / "arm" / "model.config").write_text(
+        '<?xml version="1.0"?>\n<model><name>arm</name><sdf version="1.9">model.sdf</sdf></model>\n'
+    )
+    world = folder / "world.sdf"
+    world.write_text(WORLD)
+    return world
+
+
+def _documents_of(folder: Path) -> list[Document]:
+    gc.collect()
+    return [o for o in gc.get_objects() if isinstance(o, Document) and str(folder) in (o.source or "")]
+
+
+def test_a_loaded_model_keeps_no_parsed_document_and_its_locations_still_say_where(tmp_path):
+    model = robodesc.load(_write(tmp_path))
+    assert _documents_of(tmp_path) == []  # the trees are gone: the model keeps the files' bytes
+
+    body = model.bodies["left::base"]
+    assert (body.location.line, body.location.element) == (4, "/sdf/model[@name='arm']/link[@name='base']")
+    assert body.location.file.endswith("model.sdf")
+    joint = model.joints["left::j"]
+    assert (joint.location.line, joint.location.element) == (9, "/sdf/model[@name='arm']/joint[@name='j']")
+    extras = {extra.tag: extra for extra in model.extras}
+    assert (extras["plugin"].location.line, extras["plugin"].location.element) == (
+        14,
+        "/sdf/model[@name='arm']/plugin[@name='p']",
+    )
+    assert extras["plugin"].xml == '<plugin name="p" filename="libp.so"><gain>2</gain></plugin>'
+    assert (extras["physics"].location.line, extras["physics"].location.element) == (8, "/sdf/world[@name='w']/physics")
