@@ -16,8 +16,8 @@ a `Document` works them out on first request (one more expat pass over the same 
 
 Two things that TinyXML2 reads and a strict parser refuses are read as TinyXML2 reads them (see
 docs/getting-started.md, "XML as the reference parsers read it"): white space before the `<?xml ...?>`
-declaration, and `--` inside a comment, which ends at the first `-->`. `_as_tinyxml2_reads` mends
-them in the bytes before expat sees them, keeping every line and column where it was.
+declaration, and `--` inside a comment, which ends at the first `-->`. When expat refuses the bytes as
+written, `_as_tinyxml2_reads` mends them and expat reads them again, every line and column where it was.
 """
 
 from __future__ import annotations
@@ -358,6 +358,16 @@ MAX_TOKEN_BYTES = 32 * 1024 * 1024
 _PIECE = 1024 * 1024  # what pyexpat hands expat at a time
 
 
+def _tree(data: _Mended, source: str | None) -> Element | None:
+    """The element tree of `data` (None when it has no element at all), or a robodesc error."""
+    builder = TreeBuilder()  # the C implementation: no Python call per element
+    _expat(data, source, builder.start, builder.end, builder.data)
+    try:
+        return builder.close()  # the C TreeBuilder returns None when there was no element at all
+    except AssertionError:  # ... the pure-Python one (no C accelerator) asserts instead
+        return None
+
+
 def parse_xml(data: bytes | str, source: str | None = None) -> Document:
     """Parse XML text into a `Document`, or raise a robodesc error naming the line."""
     if isinstance(data, str):
@@ -366,13 +376,17 @@ def parse_xml(data: bytes | str, source: str | None = None) -> Document:
         raise MissingRootElement(
             "the file is empty", location=Location(file=source), suggestion="check that the right file was given"
         )
-    mended = _as_tinyxml2_reads(data)
-    builder = TreeBuilder()  # the C implementation: no Python call per element
-    _expat(mended, source, builder.start, builder.end, builder.data)
+    # Bytes TinyXML2 reads and expat refuses always make expat fail (white space before the declaration,
+    # `--` in a comment), so the bytes are first parsed as written, and mended only when that fails: the
+    # usual file is not scanned for comments to mend, and the result is the same as mending first.
+    mended = _Mended(data, 0, 0)
     try:
-        root = builder.close()  # the C TreeBuilder returns None when there was no element at all
-    except AssertionError:  # ... the pure-Python one (no C accelerator) asserts instead
-        root = None
+        root = _tree(mended, source)
+    except XMLSyntaxError:
+        mended = _as_tinyxml2_reads(data)
+        if mended.data is data:  # nothing to mend: the error stands
+            raise
+        root = _tree(mended, source)
     if root is None:
         raise MissingRootElement("the file has no root element", location=Location(file=source))
     document = Document(root, mended, source)
