@@ -360,15 +360,15 @@ def _plugin_instance(element: Element) -> str | None:
 def _mesh_shape(read: Attributes, asset: MeshAsset) -> MeshShape:
     """What a mesh geom draws; a mesh file that does not exist is noted (MuJoCo would refuse it). A
     mesh a plugin makes has no geometry robodesc can read (compile.py leaves it out of masses)."""
-    scale = asset.frame()[0]
+    frame = asset.frame()
     made_by = _plugin_instance(asset.element)
     if made_by is not None:
         return MeshShape(
             asset=asset.name,
             uri=f"plugin:{made_by}",
-            scale=scale,
-            reference=asset.reference(),
-            placement=asset.placement(),
+            scale=frame.scale,
+            reference=frame.reference,
+            placement=frame.placement,
             path=None,
             tried=[],
             asset_location=asset.location,
@@ -399,9 +399,9 @@ def _mesh_shape(read: Attributes, asset: MeshAsset) -> MeshShape:
     return MeshShape(
         asset=asset.name,
         uri=asset.attrs.get("file") or f"mesh:{asset.attrs.get('name', '')}",
-        scale=scale,
-        reference=asset.reference(),
-        placement=asset.placement(),
+        scale=frame.scale,
+        reference=frame.reference,
+        placement=frame.placement,
         path=path,
         tried=tried,
         asset_location=asset.location,

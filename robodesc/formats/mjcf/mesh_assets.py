@@ -23,6 +23,22 @@ from .mesh_processing import ProcessedMesh, process_mesh
 from .meshfiles import MalformedMeshFile, MeshFileUnreadable, UnsupportedMeshFileType
 
 
+@dataclass(frozen=True)
+class MeshFrame:
+    """Where a mesh file's vertices sit in its geom's frame; one for every mesh of a load that writes
+    the same scale, refpos and refquat (most write none)."""
+
+    scale: list[float]
+    reference: np.ndarray  # the frame (refpos, refquat) the file's vertices are written in, as a 4x4 pose
+    #: the rigid pose X with ``X (scale * v) = scale * R^T (v - refpos)`` when one exists, which places the
+    #: file's scaled vertices in the geom frame. MuJoCo moves vertices into the mesh frame as ``scale *
+    #: R(refquat)^T (v - refpos)``. A file is drawn with `scale` and a rigid pose: exact when ``scale R^T
+    #: scale^-1`` is a rotation (a uniform scale, or no refquat: every mesh seen so far); otherwise (a
+    #: non-uniform scale with a refquat) no rigid pose can carry it, and the pose keeps the rotation and the
+    #: refpos offset: the drawing is then approximate (docs/formats/mjcf.md says so).
+    placement: np.ndarray
+
+
 @dataclass
 class MeshAsset:
     """One ``<mesh>`` of a file: what it declares, and what is read from it on first use."""
@@ -32,12 +48,9 @@ class MeshAsset:
     attrs: dict[str, str]  # with its default class applied
     path: str | None  # the file, resolved against meshdir/assetdir; None for inline vertex data
     read: Attributes  # reads values of the file the mesh is declared in
-    _frame: tuple[list[float], np.ndarray, list[float]] | None = None
+    _frame: MeshFrame | None = None
     _processed: ProcessedMesh | None = None
-    _reference: np.ndarray | None = None
-
     _location: Location | None = None
-    _placement: np.ndarray | None = None
 
     @property
     def location(self) -> Location:
@@ -46,47 +59,27 @@ class MeshAsset:
             self._location = self.read.where(self.element)
         return self._location
 
-    def frame(self) -> tuple[list[float], np.ndarray, list[float]]:
-        """(scale, refpos, refquat): the mesh file's vertices sit in the frame (refpos, refquat)."""
+    def frame(self) -> MeshFrame:
+        """The mesh's `MeshFrame` (its arrays read-only), worked out once per load for the scale,
+        refpos and refquat as written."""
         if self._frame is None:
-            read, element, attrs = self.read, self.element, self.attrs
-            scale = read.floats(element, attrs, "scale", 3, [1.0, 1.0, 1.0])
-            refpos = np.array(read.floats(element, attrs, "refpos", 3, [0.0, 0.0, 0.0]))
-            self._frame = scale, refpos, read.refquat(element, attrs)
-        return self._frame
-
-    def reference(self) -> np.ndarray:
-        """The mesh frame (refpos, refquat) as a 4x4 pose, read-only: worked out for the first geom
-        that uses the mesh. Meshes with the same frame (most keep the default one) share one, worked
-        out once per load: keyed on the numbers' bits, so a -0 that changes signs in the matrix gets
-        its own."""
-        if self._reference is None:
-            _, refpos, refquat = self.frame()
-            known = self.read.state.context.cache_for("mjcf-mesh-reference")
-            key = (np.array(refquat, dtype=float).tobytes(), refpos.tobytes())
+            attrs = self.attrs
+            known = self.read.state.mesh_frames
+            key = (attrs.get("scale"), attrs.get("refpos"), attrs.get("refquat"))
             found = known.get(key)
             if found is None:
-                found = known[key] = make_pose(quat_to_matrix(refquat), refpos)
-                found.flags.writeable = False
-            self._reference = found
-        return self._reference
+                found = known[key] = self._read_frame()
+            self._frame = found
+        return self._frame
 
-    def placement(self) -> np.ndarray:
-        """The rigid pose X with ``X (scale * v) = scale * R^T (v - refpos)`` when one exists, which places
-        the mesh file's (scaled) vertices in the geom frame; read-only, worked out once per mesh for
-        every geom that draws it.
-
-        MuJoCo moves vertices into the mesh frame as ``scale * R(refquat)^T (v - refpos)``. A file is
-        drawn with `scale` and a rigid pose: exact when ``scale R^T scale^-1`` is a rotation (a uniform
-        scale, or no refquat: every mesh seen so far); otherwise (a non-uniform scale with a refquat)
-        no rigid pose can carry it, and the pose keeps the rotation and the refpos offset: the drawing
-        is then approximate (docs/formats/mjcf.md says so)."""
-        if self._placement is None:
-            scale, reference = np.array(self.frame()[0], dtype=float), self.reference()
-            placement = _rigid_placement(scale, reference[:3, :3], reference[:3, 3])
-            placement.flags.writeable = False
-            self._placement = placement
-        return self._placement
+    def _read_frame(self) -> MeshFrame:
+        read, element, attrs = self.read, self.element, self.attrs
+        scale = read.floats(element, attrs, "scale", 3, [1.0, 1.0, 1.0])
+        refpos = np.array(read.floats(element, attrs, "refpos", 3, [0.0, 0.0, 0.0]))
+        reference = make_pose(quat_to_matrix(read.refquat(element, attrs)), refpos)
+        placement = _rigid_placement(np.array(scale, dtype=float), reference[:3, :3], refpos)
+        reference.flags.writeable = placement.flags.writeable = False
+        return MeshFrame(scale, reference, placement)
 
     def processed(self) -> ProcessedMesh:
         """The mesh as MuJoCo processes it (read from its file on first use, then cached).

@@ -157,13 +157,14 @@ _NO_PROBLEMS: tuple[SchemaProblem, ...] = ()
 class _Constraint:
     """One presence constraint: its kind ("e", "o", "t"), its bundles and MuJoCo's wording."""
 
-    __slots__ = ("kind", "spec", "bundles", "attributes", "phrase")
+    __slots__ = ("kind", "spec", "bundles", "attributes", "phrase", "single")
 
     def __init__(self, kind: str, spec: str) -> None:
         self.kind = kind
         self.spec = spec
         self.bundles = tuple(tuple(bundle.split()) for bundle in spec.split("|"))
         self.attributes = frozenset(name for bundle in self.bundles for name in bundle)
+        self.single = all(len(bundle) == 1 for bundle in self.bundles)  # each bundle one attribute
         listed = ", ".join(
             f"'{bundle[0]}'" if len(bundle) == 1 else "(" + ", ".join(f"'{name}'" for name in bundle) + ")"
             for bundle in self.bundles
@@ -178,6 +179,10 @@ class _Constraint:
     def violated(self, element: Any) -> bool:
         if self.kind != "o" and self.attributes.isdisjoint(element.attrib):
             return False  # the common case: none of the rule's attributes written, nothing to clash
+        if (
+            self.kind == "e" and self.single
+        ):  # (a <mesh> file, an <inertial> quat): the bundles written, counted at once
+            return len(self.attributes.intersection(element.attrib)) > 1
         get = element.get
         if self.kind == "o":
             return not any(all(get(name) is not None for name in bundle) for bundle in self.bundles)
@@ -682,6 +687,8 @@ def check_tree(root: Any, strict: bool = False) -> SchemaProblem | None:
     problem comes first; failing that, the first "reader" problem in document order (then any
     "strict" one). The problem unpacks as ``(element, message, allowed, name)``.
     """
+    if _accepted(root, strict):  # nearly every file: nothing to put in MuJoCo's order
+        return None
     first: SchemaProblem | None = None
     later: list[SchemaProblem] = []
     for problem in iter_problems(root, strict):
@@ -695,6 +702,30 @@ def check_tree(root: Any, strict: bool = False) -> SchemaProblem | None:
     order = {id(element): index for index, element in enumerate(root.iter())}
     rank = {"reader": 0, "strict": 1}
     return min(later, key=lambda p: (rank[p.stage], order.get(id(p.element), 0)))
+
+
+def _accepted(root: Any, strict: bool) -> bool:
+    """Whether `iter_problems` finds nothing in the tree: the same checks on the same elements, in
+    document order and without the bookkeeping that puts problems in MuJoCo's order, which
+    `check_tree` needs only when there is one."""
+    node, problems = check_root(root, strict)
+    if node is None or problems:
+        return False
+    pending = [(node, root)]  # checked elements whose children are still to check, with their nodes
+    while pending:
+        node, element = pending.pop()
+        if check_multiplicity(node, element):
+            return False
+        if not len(element):
+            continue
+        tag = element.tag
+        for child in iter_children(element):
+            sub, problems = check_element(node, child, tag)
+            if problems:
+                return False
+            if sub is not None and sub is not ANY:
+                pending.append((sub, child))
+    return True
 
 
 def validate(root: Any, strict: bool = False) -> list[SchemaProblem]:

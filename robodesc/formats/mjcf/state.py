@@ -31,7 +31,7 @@ from ..xml import Document, LocatingValues
 from .records import Compiler, HfieldAsset
 
 if TYPE_CHECKING:
-    from .mesh_assets import MeshAsset
+    from .mesh_assets import MeshAsset, MeshFrame
 
 #: A default class: element tag -> its attributes (actuator shortcuts are kept under "general").
 DefaultClass = dict[str, dict[str, str]]
@@ -83,6 +83,8 @@ class LoadState:
     fromto_poses: dict[str, np.ndarray] = field(default_factory=dict)
     #: rotation matrices of orientations, by (specifier, text, compiler angle and eulerseq) (`Attributes.pose`)
     rotations: dict[tuple, np.ndarray] = field(default_factory=dict)
+    #: where mesh files' vertices sit, by (scale, refpos, refquat) as written (`MeshAsset.frame`)
+    mesh_frames: dict[tuple, MeshFrame] = field(default_factory=dict)
 
     def diagnose(
         self, severity: Severity, code: str, message: str, location: Location, suggestion: str | None = None
