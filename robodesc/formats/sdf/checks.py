@@ -208,7 +208,7 @@ class _Lint:
         tag = element.tag
         if tag in NAMED:
             self.name(element)
-        for attribute in element.attrib if self.version < _NEWEST_ATTRIBUTES else ():
+        for attribute in element.keys() if self.version < _NEWEST_ATTRIBUTES else ():  # (attrib makes a dict)
             since = SINCE.get((tag, attribute))
             if since is not None and self.version < since:
                 self.add(
@@ -421,6 +421,8 @@ class _Lint:
 
     # -- geometry ----------------------------------------------------------------------------
     def geometry(self, element, owner) -> None:
+        if len(element) == 1 and element[0].tag in GEOMETRY_TAGS:
+            return  # the common <geometry>: one shape, nothing to say
         shapes = list(dict.fromkeys(child.tag for child in element if child.tag in GEOMETRY_TAGS))
         if len(shapes) > 1:  # (several <polyline>s make one shape)
             used = min(shapes, key=SHAPE_PRECEDENCE.index)
