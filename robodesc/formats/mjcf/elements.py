@@ -495,8 +495,9 @@ def note_ignored(read: Attributes, element: Element, attrs: dict[str, str], acti
     """Remember attributes a default class gave this element that MuJoCo ignores for it."""
     if element.tag == "freejoint":
         return
-    inherited = {name for name in attrs if name not in element.attrib}
-    if MAYBE_IGNORED.isdisjoint(inherited):  # also when nothing is inherited
+    own = element.attrib  # only names MuJoCo may ignore matter (most elements inherit none of them)
+    inherited = [name for name in MAYBE_IGNORED.intersection(attrs) if name not in own]
+    if not inherited:
         return
     ignored = ignored_class_attributes(element.tag, kind, attrs, inherited)
     if ignored:

@@ -368,7 +368,10 @@ class _Walker:
         else:
             inner = 0
             for child in element:
-                inner += yield self.expanded(child, sizes, limit, chain)
+                if len(child) or child.tag in ("attach", "replicate"):
+                    inner += yield self.expanded(child, sizes, limit, chain)
+                else:  # a leaf (most elements) is itself, without a step of its own
+                    inner += 1
             if tag == "replicate":  # each copy costs a pass, even an empty one
                 size = 1 + max(inner, 1) * _whole(element.get("count"))
             else:
