@@ -287,9 +287,14 @@ class Scope:
         if found is not None:
             return found
         vertex = self.local.get(name)
-        if vertex is not None and vertex.relative_to == self.root and vertex.instance is None:
-            found = self._poses[name] = _I4 @ vertex.pose  # the common case: no chain, so no loop to look for
-            return found
+        if vertex is not None and vertex.instance is None:  # the common cases, where no loop can be:
+            relative_to = vertex.relative_to  # relative to the root, or to a frame of this scope already placed
+            base = _I4 if relative_to == self.root else None
+            if base is None and relative_to in self.local:
+                base = self._poses.get(relative_to)
+            if base is not None:
+                found = self._poses[name] = base @ vertex.pose
+                return found
         chain: list[str] = []
         current = name
         try:
