@@ -82,7 +82,10 @@ class Principal:
 
     def part(self, pose: np.ndarray) -> MassPart:
         """This inertia as a (mass, pos, quat, moments) part in the frame where the body sits at `pose`."""
-        frame = placed(pose, make_pose(quat_to_matrix(self.quat), self.pos))
+        rotation = quat_to_matrix(self.quat)
+        if pose is IDENTITY:  # `placed`, on the rotation and the position alone: the same bits
+            return self.mass, self.pos + 0.0, matrix_to_quat(rotation + 0.0), self.moments
+        frame = pose @ make_pose(rotation, self.pos)
         return self.mass, frame[:3, 3], matrix_to_quat(frame[:3, :3]), self.moments
 
 
