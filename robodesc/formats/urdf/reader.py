@@ -21,6 +21,7 @@ import dataclasses
 import math
 import re
 from functools import partial
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -67,13 +68,14 @@ _MISSING_INERTIAL_FIX = {
     "<inertia>": 'add <inertia ixx="" ixy="" ixz="" iyy="" iyz="" izz=""/>',
 }
 _INERTIA_KEYS = ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")
-#: where each of the six numbers goes in the symmetric 3x3 tensor (indexing makes a new array of its own)
-_INERTIA_TENSOR = np.array([[0, 1, 2], [1, 3, 4], [2, 4, 5]])
+#: where each of the six numbers (after the mass) goes in the symmetric 3x3 tensor (indexing makes a new array)
+_INERTIA_TENSOR = np.array([[1, 2, 3], [2, 4, 5], [3, 5, 6]])
 _INERTIA_TENSOR.flags.writeable = False
 _LIMIT_KEYS = ("lower", "upper", "effort", "velocity")
 _LIMIT_DEFAULTS = (0.0, 0.0, MissingAttribute, MissingAttribute)  # effort and velocity are required
 EXTENSION_TAGS = {"gazebo", "transmission", "ros2_control"}
 _NESTED = ("inertial", "visual", "collision")  # the children of a link that have children of their own
+_TAG = attrgetter("tag")
 _JOINT_CHILDREN = {
     "origin",
     "parent",
@@ -367,9 +369,12 @@ class _UrdfReader:
         noted for `_resolve_visual_materials`, since a robot-level material may come after the link."""
         name = self._unique_name(element, links, "link")
         body = Body(name=name, location=self.values.where(element))
+        nodes = [element]  # the link and its children that have children URDF reads, for `_note_repeated`
         seen_inertial = False
         for child in element:
             tag = child.tag
+            if tag in _NESTED:
+                nodes.append(child)
             if tag == "inertial":
                 if not seen_inertial:  # urdfdom reads the first <inertial> only
                     body.inertial = self._inertial(child)
@@ -390,17 +395,18 @@ class _UrdfReader:
                     body.collisions.append(shape)
             else:
                 body.extras.setdefault("xml", []).append(self._keep(child, name, "link"))
-        self._note_repeated(element, body.extras)
+        self._note_repeated(nodes, body.extras)
         return body
 
-    def _note_repeated(self, element: Element, extras: dict) -> None:
+    def _note_repeated(self, nodes: list[Element], extras: dict) -> None:
         """Record children of a link (and of its inertial, visuals and collisions) or of a joint that are
         read once (the first) but written several times, for checks.py: tag, parent, count and the
-        location of the first one ignored. Runs on every link and joint, so the common case (nothing
-        written twice) costs one pass over each element's children."""
+        location of the first one ignored. `nodes` are the link or joint and its children tagged as in
+        `_NESTED`, in file order. Runs on every link and joint, so the common case (nothing written
+        twice) costs one pass over each node's children."""
         repeated = []
-        for node in (element, *[c for c in element if c.tag in _NESTED]):
-            tags = {child.tag for child in node}
+        for node in nodes:
+            tags = set(map(_TAG, node))
             if "geometry" in tags:
                 geometry = node.find("geometry")
                 if geometry is not None and len(geometry) > 1:  # urdfdom reads the first shape only
@@ -438,14 +444,17 @@ class _UrdfReader:
                 _MISSING_INERTIAL_FIX[missing],
             )
             return None
-        mass = v.number(mass_el, "value")
-        tensor = np.array(v.numbers_of(inertia_el, _INERTIA_KEYS))[_INERTIA_TENSOR]
+        texts: list[Any] = [mass_el.get("value"), *map(inertia_el.attrib.get, _INERTIA_KEYS)]
+        numbers = plain_numbers(texts, "".join(texts)) if None not in texts else None  # all in one pass
+        if numbers is None:  # a fault, found (and reported) number by number
+            numbers = [v.number(mass_el, "value"), *v.numbers_of(inertia_el, _INERTIA_KEYS)]
+        tensor = np.array(numbers)[_INERTIA_TENSOR]
         origin = element.find("origin")
         xyz, rpy = self._xyz_rpy(origin) if origin is not None else (_ZERO3, _ZERO3)
         if any(rpy):  # the tensor is given in the <origin> frame: express it in body axes
             rotation = rpy_to_matrix(*rpy)
             tensor = rotation @ tensor @ rotation.T
-        return Inertial(mass=mass, com=np.array(xyz), inertia=tensor)  # xyz holds floats: a float array
+        return Inertial(mass=numbers[0], com=np.array(xyz), inertia=tensor)  # xyz holds floats: a float array
 
     def _shape(self, element: Element) -> Shape | None:
         """A <visual> or <collision>, or None when its geometry is left out (see `_geometry`)."""
@@ -701,10 +710,13 @@ class _UrdfReader:
     def _joint_kept(self, name: str, element: Element, extras: dict[str, Any]) -> None:
         """What URDF does not define is kept, not lost: unknown children as `extras["xml"]` (with an
         info diagnostic), and children written more than once (urdfdom reads the first) for checks.py."""
+        nodes = [element]  # the joint and its children that have children a link's children have
         for child in element:
             if child.tag not in _JOINT_CHILDREN:
                 extras.setdefault("xml", []).append(self._keep(child, name, "joint"))
-        self._note_repeated(element, extras)
+                if child.tag in _NESTED:
+                    nodes.append(child)
+        self._note_repeated(nodes, extras)
 
     # -- the tree ------------------------------------------------------------------------------
     def _build_tree(self, root_el: Element, links: dict[str, Body], joints: dict[str, Joint]) -> None:
