@@ -160,11 +160,12 @@ class FileContext(LocatingValues):
         matrix = parse_pose(text_of(element), rotation_format, degrees, self.at(element))
         return PoseRef(matrix, relative_to, self.where(element))
 
-    def pose_of(self, element: Element) -> PoseRef:
-        """The element's `<pose>` (identity, in its default frame, when it has none)."""
+    def pose_of(self, element: Element, where: Location | None = None) -> PoseRef:
+        """The element's `<pose>` (identity, in its default frame, when it has none, located at the element:
+        `where`, when the caller has made that location already)."""
         pose_el = element.find("pose")
         if pose_el is None:
-            return PoseRef(IDENTITY.copy(), "", self.where(element))
+            return PoseRef(IDENTITY.copy(), "", where or self.where(element))
         return self.pose_element(pose_el)
 
     # -- what robodesc keeps without reading -----------------------------------------------

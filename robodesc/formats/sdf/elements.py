@@ -115,14 +115,15 @@ def _model_header(ctx: FileContext, element: Element, top: bool) -> ModelDesc:
             "model/@name",
             'give the model a name="..." (its links and joints are named after it)',
         )
-    model = ModelDesc(name=name, version=ctx.version, source=ctx.source, location=ctx.where(element))
+    where = ctx.where(element)
+    model = ModelDesc(name=name, version=ctx.version, source=ctx.source, location=where)
     ctx.scopes[id(element)] = model
     if element.get("canonical_link") is not None:
         model.canonical_link = reference(ctx, element.get("canonical_link", ""), element, "canonical_link")
     if element.get("placement_frame") is not None:
         model.placement_frame = reference(ctx, element.get("placement_frame", ""), element, "placement_frame")
     model.static = ctx.child_bool(element, "static", False)
-    model.pose = ctx.pose_of(element)
+    model.pose = ctx.pose_of(element, where)
     pose_el = element.find("pose")
     if top and pose_el is not None and model.pose.relative_to:
         raise ctx.error(
@@ -143,13 +144,14 @@ _UNREAD = InertialDesc(1.0, np.zeros(3), np.eye(3))
 
 def parse_link(ctx: FileContext, element: Element) -> LinkDesc:
     name = name_of(ctx, element, "link")
+    where = ctx.where(element)
     link = LinkDesc(
         name=name,
-        pose=ctx.pose_of(element),
+        pose=ctx.pose_of(element, where),
         inertial=_UNREAD,  # replaced below, once the collisions (auto inertia) are read
         visuals=[],
         collisions=[],
-        location=ctx.where(element),
+        location=where,
     )
     solids = []
     named: set[tuple[str, str]] = set()  # (tag, name) of the visuals, collisions, sensors and lights read
@@ -337,4 +339,5 @@ def parse_frame(ctx: FileContext, element: Element) -> FrameDesc:
     for child in element:
         if child.tag != "pose":
             ctx.check_kept(child)
-    return FrameDesc(name=name, attached_to=attached_to, pose=ctx.pose_of(element), location=ctx.where(element))
+    where = ctx.where(element)
+    return FrameDesc(name=name, attached_to=attached_to, pose=ctx.pose_of(element, where), location=where)

@@ -43,13 +43,14 @@ def parse_joint(ctx: FileContext, element: Element, convert14: bool) -> JointDes
     name = name_of(ctx, element, "joint")
     kind = _joint_type(ctx, element, name)
     parent, child = _joint_ends(ctx, element, name)
+    where = ctx.where(element)
     joint = JointDesc(
         name=name,
         type=kind,
         parent=parent,
         child=child,
-        pose=ctx.pose_of(element),
-        location=ctx.where(element),
+        pose=ctx.pose_of(element, where),
+        location=where,
         parent_location=_where_child(ctx, element, "parent"),
         child_location=_where_child(ctx, element, "child"),
     )
@@ -139,7 +140,7 @@ def parse_axis(ctx: FileContext, element: Element, convert14: bool) -> AxisDesc:
     if xyz_el is not None:
         xyz = parse_vector(text_of(xyz_el), 3, ctx.at(xyz_el), "xyz")
         expressed_in = reference(ctx, xyz_el.get("expressed_in", ""), xyz_el, "//axis/xyz/@expressed_in")
-    norm = math.hypot(*xyz)  # neither overflows (1e200) nor underflows (1e-200) as a sum of squares would
+    norm = math.hypot(*xyz.tolist())  # neither overflows (1e200) nor underflows (1e-200) as a sum of squares would
     if norm == 0.0:
         raise ctx.error(
             InvalidValue,
