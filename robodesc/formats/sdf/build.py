@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from dataclasses import dataclass
 from typing import Generic, TypeVar
@@ -355,7 +356,8 @@ class Builder:
                     self.full_path(item, axis.expressed_in, "expressed_in", axis.xyz_location or axis.location)
                 )
                 direction = frame_pose[:3, :3].T @ frame[:3, :3] @ direction
-                direction = direction / np.linalg.norm(direction)
+                # np.linalg.norm of a 1-D float array, bit for bit, without its overhead
+                direction = direction / math.sqrt(float(direction.dot(direction)))
             limits = Limits(axis.limits.lower, axis.limits.upper, axis.limits.velocity, axis.limits.effort)
             if desc.type in (JointType.CONTINUOUS, JointType.BALL, JointType.FIXED, JointType.GEARBOX):
                 limits.lower = limits.upper = None
