@@ -55,9 +55,9 @@ def prepare_file(state: LoadState, document: Document, prefix: str = "") -> File
             construct=root.tag,
             suggestion="is this the right format? pass format=... to choose another",
         )
-    if root.find(".//include") is not None:  # element paths as written, not as spliced
-        document.pin_parents()
-    run(_splice_includes(read, root, [document.source or "<string>"]))
+    if root.find(".//include") is not None:
+        document.pin_parents()  # element paths as written, not as spliced
+        run(_splice_includes(read, root, [document.source or "<string>"]))
     problem = check_tree(root)
     if problem is not None:
         element, message, allowed, name = problem
@@ -84,7 +84,8 @@ def _splice_includes(read: Attributes, element: Element, chain: list[str]) -> St
     while position < len(element):
         child = element[position]
         if child.tag != "include":
-            yield _splice_includes(read, child, chain)
+            if len(child):  # (a leaf holds no include)
+                yield _splice_includes(read, child, chain)
             position += 1
             continue
         document, key = _included_document(read, child, chain)

@@ -707,7 +707,8 @@ def check_tree(root: Any, strict: bool = False) -> SchemaProblem | None:
 def _accepted(root: Any, strict: bool) -> bool:
     """Whether `iter_problems` finds nothing in the tree: the same checks on the same elements, in
     document order and without the bookkeeping that puts problems in MuJoCo's order, which
-    `check_tree` needs only when there is one."""
+    `check_tree` needs only when there is one. False also for a tree that still holds comments or
+    <include>s (the reader's has neither), which that walk looks through."""
     node, problems = check_root(root, strict)
     if node is None or problems:
         return False
@@ -719,7 +720,9 @@ def _accepted(root: Any, strict: bool) -> bool:
         if not len(element):
             continue
         tag = element.tag
-        for child in iter_children(element):
+        for child in element:
+            if child.tag.__class__ is not str or child.tag == "include":
+                return False  # (a comment or an <include>: the walk of `iter_problems` looks through them)
             sub, problems = check_element(node, child, tag)
             if problems:
                 return False
