@@ -341,8 +341,7 @@ class Scope:
         model's frame, a canonical link inside one): each such step is taken in a loop, and the answer
         is prefixed with the models passed on the way back, so nothing recurses as deep as models nest.
         """
-        vertex = self.local.get(path)
-        if vertex is not None and vertex.kind == "link":  # the common case: a link of this scope is where it is
+        if self._is_link(path):  # the common case: a link (of this scope or a nested one) is where it is
             return ("link", path)
         steps: list[tuple[Scope, str, list[tuple[str, bool | None]]]] = []  # scope, head into the next, keys
         scope, current, static = self, path, model_static
@@ -359,6 +358,18 @@ class Scope:
             for key in keys:
                 scope._attached[key] = result
         return result
+
+    def _is_link(self, path: str) -> bool:
+        """Whether `path` names a link, here or down the nested models its scoped name passes through."""
+        scope, rest = self, path
+        while True:
+            vertex = scope.local.get(rest)
+            if vertex is not None:
+                return vertex.kind == "link"
+            head, rest = scope.split(rest)
+            if not head:
+                return False
+            scope = scope.scope(head)
 
     def _attached_here(
         self, path: str, model_static: bool | None
