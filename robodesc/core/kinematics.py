@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from .model import Joint, Model
 
 _CHUNK_ELEMENTS = 1 << 14  # bodies x configurations evaluated per pass: keeps work arrays in cache
+_THREAD_ELEMENTS = 1 << 14  # bodies x configurations worth a thread of numpy evaluation
 _KERNEL_ELEMENTS = 1 << 16  # bodies x configurations worth a thread of the compiled kernel
 _KEPT_ELEMENTS = 1 << 10  # bodies x configurations of a batch whose workspace a thread keeps
 _COMPILE_CHUNK = 512  # one-joint bodies compiled per batch of numpy calls, for the same reason
@@ -692,7 +693,7 @@ class Kinematics:
         _check_values(q)
         count = q.shape[0]
         # no more workers than configurations, nor than chunks (a small batch asks nothing of the system)
-        work = count * max(plan.rows, plan.count) // _CHUNK_ELEMENTS
+        work = count * max(plan.rows, plan.count) // _THREAD_ELEMENTS
         workers = min(_cpu_count(), count, work) if work > 1 else 1
         if workers > 1:  # numpy releases the GIL in its loops, so the parts run on all cores
             bounds = [count * k // workers for k in range(workers + 1)]
@@ -799,25 +800,43 @@ def _names_key(names: Any) -> tuple[str, ...] | None:
 
 
 def _workspace(plan: _Plan, n: int, nq: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Scratch arrays for n configurations, allocated once and reused chunk after chunk
-    (fresh large arrays each chunk would cost a page fault per 4 KiB). A small batch's are kept
-    per thread from call to call, as one configuration's are: allocating them cost more than
-    evaluating a few configurations."""
+    """Scratch arrays for n configurations, reused chunk after chunk and kept per thread from call
+    to call: fresh arrays each call cost a page fault per 4 KiB, as much as the evaluation itself
+    for a few hundred configurations. A small batch's are the plan's own, set up once (as one
+    configuration's are); a larger one's are carved from one buffer per thread, whatever the plan,
+    so that what is kept is at most one chunk's worth."""
     count = plan.count
     kept = n * max(1, count) <= _KEPT_ELEMENTS
     if kept:
         workspace = getattr(plan._single, "batch", None)
         if workspace is not None and workspace[0].shape == (n, nq + 1):
             return workspace
-    qext = np.zeros((n, nq + 1))  # the last column stays 0: the value of "no joint"
-    coef = np.empty((n, count, 1, 4))
+    sizes = [n * (nq + 1), n * count * 4, n * count * 16, n * (count + 1) * 16]
+    starts = [0]
+    for size in sizes:  # each part on a cache line of its own (64 bytes), as numpy's own arrays are
+        starts.append(starts[-1] + -(-size // 8) * 8)
+    buffer = np.empty(starts[-1]) if kept else _scratch(starts[-1])
+    qext, coef, local, world = (buffer[first : first + size] for first, size in zip(starts, sizes))
+    qext, coef = qext.reshape(n, nq + 1), coef.reshape(n, count, 1, 4)
+    local, world = local.reshape(n, count, 1, 16), world.reshape(n, count + 1, 4, 4)
+    qext[:, nq] = 0.0  # the value of "no joint"
     coef[..., 0, 0] = 1.0
-    local = np.empty((n, count, 1, 16))
-    world = np.empty((n, count + 1, 4, 4))
     world[:, count] = IDENTITY  # index `count` stands for "no moving anchor"
     if kept:
         plan._single.batch = (qext, coef, local, world)
     return qext, coef, local, world
+
+
+_SCRATCH = threading.local()  # per thread: the buffer that batch workspaces are carved from
+
+
+def _scratch(size: int) -> np.ndarray:
+    """`size` floats of this thread's scratch buffer, kept from call to call (grown when a plan needs more)."""
+    buffer = getattr(_SCRATCH, "buffer", None)
+    if buffer is None or len(buffer) < size:
+        buffer = _SCRATCH.buffer = np.empty(size + 8)
+    skip = -buffer.ctypes.data % 64 // 8  # start on a cache line
+    return buffer[skip : skip + size]
 
 
 def _evaluate_single(plan: _Plan, q: np.ndarray, out: np.ndarray) -> None:
