@@ -87,10 +87,12 @@ _PLAIN_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+
 _TWO_PI = 2.0 * math.pi
 
 
-#: The tags `_Lint.element` has anything to say about: named ones, those with attributes newer than
-#: some versions, and those it looks into. Every other element (most: <mass>, <size>, <lower>, ...)
-#: is only walked through.
-_LINTED = NAMED | {tag for tag, _ in SINCE} | {"pose", "plugin", "sensor", "joint", "geometry"}
+#: The tags `_Lint.element` has anything to say about: named ones, those it looks into and, in a file of a
+#: version older than some attributes, those with such attributes. Every other element (most: <mass>,
+#: <size>, <lower>, ...) is only walked through.
+_LOOKED_INTO = NAMED | {"pose", "plugin", "sensor", "joint", "geometry"}
+_SINCE_TAGS = frozenset(tag for tag, _ in SINCE)
+_LINTED_BEFORE_NEWEST = _LOOKED_INTO | _SINCE_TAGS
 
 
 def _numbers(text: str) -> list[float] | None:
@@ -174,6 +176,8 @@ class _Lint:
         self.ctx = ctx
         self.version = ctx.version
         self.document = ctx.document
+        self.older = ctx.version < _NEWEST_ATTRIBUTES  # a file some attributes are too new for
+        self.linted = _LINTED_BEFORE_NEWEST if self.older else _LOOKED_INTO
 
     def add(self, severity: Severity, code: str, message: str, element, suggestion: str | None) -> None:
         self.ctx.diagnose(severity, code, message, element, suggestion)
@@ -185,7 +189,7 @@ class _Lint:
         its own is pushed (most elements are leaves: <mass>, <size>, <lower>, ...)."""
         root = self.document.root
         self.document_content(root)
-        scopes = self.ctx.scopes
+        scopes, linted = self.ctx.scopes, self.linted
         stack: list[tuple] = [(iter((root,)), None, None)]
         while stack:
             children, parent, scope = stack[-1]
@@ -193,7 +197,7 @@ class _Lint:
                 tag = element.tag
                 if not isinstance(tag, str) or ":" in tag:  # a comment, or a custom element (`is_custom`)
                     continue
-                if tag in _LINTED:
+                if tag in linted:
                     self.element(element, parent, scope)
                     if tag == "plugin":
                         continue  # free-form content: nothing below is SDF
@@ -208,7 +212,7 @@ class _Lint:
         tag = element.tag
         if tag in NAMED:
             self.name(element)
-        for attribute in element.keys() if self.version < _NEWEST_ATTRIBUTES else ():  # (attrib makes a dict)
+        for attribute in element.keys() if self.older and tag in _SINCE_TAGS else ():  # (attrib makes a dict)
             since = SINCE.get((tag, attribute))
             if since is not None and self.version < since:
                 self.add(
