@@ -296,17 +296,22 @@ class DetachedDocument:
     """What a model's locations need of a document once the load is over: the bytes, not the tree.
 
     `Document.line_of` and `path_of` answer for elements of the tree, which every `Location` made by
-    `Values.where` used to keep alive (three quarters of what a loaded URDF model held). After
-    `LocatingValues.detach`, a location names its element by its place in document order, and the
-    first question asked parses the bytes again: the same bytes give the same tree, so the same
-    line and element path, as long as the reader left the tree as parsed (the URDF reader does)."""
+    `Values.where` used to keep alive (three quarters of what a loaded URDF model held). A location
+    made by `LocatingValues.where` names its element by its place in document order instead, and asks
+    this object, which answers from the parsed document (`attached`) while the reader runs and, once
+    `LocatingValues.detach` has let go of it, parses the bytes again on the first question: the same
+    bytes give the same tree, so the same line and element path."""
 
     __slots__ = ("source", "_data", "_parsed")
 
-    def __init__(self, data: _Mended, source: str | None) -> None:
+    def __init__(self, data: _Mended, source: str | None, attached: Document | None = None) -> None:
         self.source = source
         self._data = data
-        self._parsed: Document | None = None
+        self._parsed: Document | None = attached
+
+    def let_go(self) -> None:
+        """Forget the parsed tree (if any): the next question parses the bytes again."""
+        self._parsed = None
 
     def _document(self) -> Document:
         if self._parsed is None:
@@ -561,30 +566,31 @@ class Values:
 
 
 class LocatingValues(Values):
-    """`Values` that keep the locations they make, so that `detach` can let go of the parsed tree
-    once the reader is done (for a reader that never changes the tree it parsed)."""
+    """`Values` whose locations name an element of the document as parsed by its place in document order
+    (through a `DetachedDocument`), so that `detach` lets go of the parsed tree in one step once the
+    reader is done. An element the parse did not make (one spliced in from another file) is located
+    as `Values` locates it. The locations made are kept in `located` for a reader that must resolve
+    some of them before the tree goes (MJCF, whose element paths count spliced elements)."""
 
     def __init__(self, document: Document) -> None:
         super().__init__(document)
         self.located: list[Location] = []
+        elements = document._elements
+        self._places = dict(zip(elements, range(len(elements))))  # elements hash by identity
+        self._detached = DetachedDocument(document._data, document.source, attached=document)
 
     def where(self, element: Element) -> Location:
-        location = Location(self.source, None, None, None, (self.document, element))
+        place = self._places.get(element)
+        node = (self.document, element) if place is None else (self._detached, place)
+        location = Location(self.source, None, None, None, node)
         self.located.append(location)
         return location
 
     def detach(self) -> None:
-        """Point every location made so far at a `DetachedDocument` (by the element's place in document
-        order) instead of the tree, so that what the reader returns does not keep the tree alive."""
-        document = self.document
-        places = dict(zip(document._elements, range(len(document._elements))))  # elements hash by identity
-        detached = DetachedDocument(document._data, document.source)
-        for location in self.located:
-            node = location._node
-            if node is not None and node[0] is document:
-                place = places.get(node[1])
-                if place is not None:
-                    location._node = (detached, place)
+        """Let go of the parsed tree: every location made so far then answers from the file's bytes, so
+        that what the reader returns does not keep the tree alive."""
+        self._detached.let_go()
+        self._places = {}
         self.located = []
 
 
