@@ -71,7 +71,7 @@ class Builder:
         self.kept: list[tuple[Node, str | None]] = []
         self.mimic_locations: dict[str, Location] = {}  # follower -> its <mimic>, for the mimic-ignored warning
         self.top: Scope | None = None  # set by `build` (None only for a file without a model or world)
-        self.top_pose = np.eye(4)
+        self.top_pose = IDENTITY  # a world's (read only: replaced, never changed in place)
         self._world_poses: dict[str, np.ndarray] = {}
         self._inverses: dict[str, np.ndarray] = {}  # body -> the inverse of its world pose (`in_body`)
         #: full name -> (the full name of the model it is declared in (None: the top), its scope, its name there)

@@ -22,6 +22,7 @@ from ...core.diagnostics import Diagnostic
 from ...core.errors import Location
 from ...core.geometry import Shape
 from ...core.model import Dynamics, Extra, JointType, Limits
+from ...core.transforms import IDENTITY
 from ..xml import to_xml
 
 
@@ -122,7 +123,7 @@ class ModelDesc:
     static: bool = False
     canonical_link: str = ""
     placement_frame: str = ""
-    pose: PoseRef = field(default_factory=lambda: PoseRef(np.eye(4)))
+    pose: PoseRef = field(default_factory=lambda: PoseRef(IDENTITY.copy()))
     links: list[LinkDesc] = field(default_factory=list)
     joints: list[JointDesc] = field(default_factory=list)
     frames: list[FrameDesc] = field(default_factory=list)

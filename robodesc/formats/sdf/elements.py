@@ -138,8 +138,11 @@ def _model_header(ctx: FileContext, element: Element, top: bool) -> ModelDesc:
 
 
 # -- links -----------------------------------------------------------------------------------
+#: libsdformat's inertia of a link that gives none (1 kg m^2 about each axis), copied for each such link
+_UNIT_INERTIA = np.eye(3)
+_UNIT_INERTIA.flags.writeable = False
 #: The placeholder a link's inertial holds while the link is read (never seen outside `parse_link`).
-_UNREAD = InertialDesc(1.0, np.zeros(3), np.eye(3))
+_UNREAD = InertialDesc(1.0, np.zeros(3), _UNIT_INERTIA)
 
 
 def parse_link(ctx: FileContext, element: Element) -> LinkDesc:
@@ -180,7 +183,7 @@ def parse_link(ctx: FileContext, element: Element) -> LinkDesc:
         if kept:
             link.properties["inertial_kept"] = kept
     else:
-        link.inertial = InertialDesc(1.0, np.zeros(3), np.eye(3))  # libsdformat's default
+        link.inertial = InertialDesc(1.0, np.zeros(3), _UNIT_INERTIA.copy())  # libsdformat's default
     defaults = _inertial_defaults(inertial_el)
     if defaults:
         link.properties["inertial_defaults"] = defaults
