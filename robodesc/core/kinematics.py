@@ -839,23 +839,32 @@ def _scratch(size: int) -> np.ndarray:
     return buffer[skip : skip + size]
 
 
+def _pick(array: np.ndarray, index: np.ndarray | slice, axis: int = 0) -> np.ndarray:
+    """`array`'s entries `index` along `axis`: a view for a slice, else a copy by `take`, which
+    costs a third of what indexing with an array does (as much as the products, for a few poses)."""
+    if isinstance(index, slice):
+        return array[(slice(None),) * axis + (index,)]
+    return array.take(index, axis=axis)
+
+
 def _evaluate_single(plan: _Plan, q: np.ndarray, out: np.ndarray) -> None:
     """World poses of the plan's rows for one configuration q (nq,), written into out (rows, 4, 4).
 
     `_evaluate` for one configuration, in as few numpy calls as it can be (their fixed cost is
     nearly all of the time): a workspace kept per thread, the local poses written straight into
-    the world array, the columns read as they are when no mimic needs scaling, products written
-    in place. The poses are those of the pointer jumps `_evaluate` makes in a deep tree."""
+    the world array, the columns read as they are when no mimic needs scaling, each jump's
+    products written into the other of two world arrays (a product written over its own operand
+    costs numpy a copy). The poses are those of the pointer jumps `_evaluate` makes in a deep tree."""
     count = plan.count
     workspace = getattr(plan._single, "workspace", None)
     if workspace is None or workspace[0].shape[0] != len(q) + 1:
         qext = np.zeros(len(q) + 1)  # the last entry stays 0: the value of "no joint"
         coef = np.empty((count, 1, 4))
         coef[:, 0, 0] = 1.0
-        world = np.empty((count + 1, 4, 4))
-        world[count] = IDENTITY  # index `count` stands for "no moving anchor"
-        workspace = plan._single.workspace = (qext, coef, world)
-    qext, coef, world = workspace
+        worlds = np.empty((2, count + 1, 4, 4))
+        worlds[:, count] = IDENTITY  # index `count` stands for "no moving anchor"
+        workspace = plan._single.workspace = (qext, coef, worlds[0], worlds[1])
+    qext, coef, world, spare = workspace
     if plan.plain and plan.columns <= len(q):
         qb = q[plan.src]
     else:
@@ -878,16 +887,18 @@ def _evaluate_single(plan: _Plan, q: np.ndarray, out: np.ndarray) -> None:
                 term = pre @ _motions(joint.type, [joint], values[:, None, :])[0, 0] @ post
                 acc = term if acc is None else acc @ term
             world[m] = acc
-    for first, pointer in plan.jumps:
-        np.matmul(world[pointer], world[first:count], out=world[first:count])
+    for first, pointer in plan.jumps:  # bodies before `first` are done: they are carried over
+        spare[:first] = world[:first]
+        np.matmul(world.take(pointer, axis=0), world[first:count], out=spare[first:count])
+        world, spare = spare, world
     rows, sources = plan.direct
-    out[rows] = world[sources]
+    out[rows] = _pick(world, sources)
     rows, anchors, poses = plan.fixed
     if len(anchors):
         if isinstance(rows, slice):
-            np.matmul(world[anchors], poses, out=out[rows])
+            np.matmul(world.take(anchors, axis=0), poses, out=out[rows])
         else:
-            out[rows] = world[anchors] @ poses
+            out[rows] = world.take(anchors, axis=0) @ poses
 
 
 def _evaluate(plan: _Plan, q: np.ndarray, out: np.ndarray, workspace: tuple) -> None:
@@ -919,18 +930,18 @@ def _evaluate(plan: _Plan, q: np.ndarray, out: np.ndarray, workspace: tuple) -> 
     if plan.batch_jumps:
         world[:, :count] = local
         for first, pointer in plan.jumps:
-            world[:, first:count] = world[:, pointer] @ world[:, first:count]
+            world[:, first:count] = world.take(pointer, axis=1) @ world[:, first:count]
     else:
         for run, parents in plan.levels:
-            np.matmul(world[:, parents], local[:, run], out=world[:, run])
+            np.matmul(_pick(world, parents, axis=1), local[:, run], out=world[:, run])
     rows, sources = plan.direct
-    out[:, rows] = world[:, sources]
+    out[:, rows] = _pick(world, sources, axis=1)
     rows, anchors, poses = plan.fixed
     if len(anchors):
         if isinstance(rows, slice):
-            np.matmul(world[:, anchors], poses, out=out[:, rows])
+            np.matmul(world.take(anchors, axis=1), poses, out=out[:, rows])
         else:
-            out[:, rows] = world[:, anchors] @ poses
+            out[:, rows] = world.take(anchors, axis=1) @ poses
 
 
 _KERNEL: list[Any] = []  # the compiled kernel's module once looked for, or None when numba is missing
