@@ -310,7 +310,7 @@ def bound_and_balance(
     """
     arr = np.asarray(inertia, dtype=float)
     if arr.shape == (3,):
-        diag, rot = arr.copy(), None
+        diag, rot = arr, None  # (np.maximum below makes the array returned)
     elif arr.shape == (3, 3):
         diag, q = eig3_body(arr)
         rot = quat_to_mat(q)
@@ -318,9 +318,9 @@ def bound_and_balance(
         raise ValueError(f"inertia must have shape (3,) or (3, 3), got {arr.shape}")
     mass = max(float(mass), float(boundmass))
     diag = np.maximum(diag, float(boundinertia))
-    if mass < 0 or any(value < 0 for value in diag.tolist()):  # np.any(diag < 0) (NaN too: not negative), cheaper
+    a, b, c = values = diag.tolist()  # plain floats: numpy's float64 arithmetic and comparisons, cheaper
+    if mass < 0 or any(value < 0 for value in values):  # np.any(diag < 0) (NaN too: not negative)
         raise ValueError("mass and inertia cannot be negative")
-    a, b, c = diag
     if a + b < c or a + c < b or b + c < a:
         if not balanceinertia:
             raise ValueError("inertia must satisfy A + B >= C; use 'balanceinertia' to fix")
