@@ -744,15 +744,14 @@ class _UrdfReader:
         parent_joint: dict[str, Joint] = {}
         children: dict[str, list[Joint]] = {}
         for joint in joints.values():
-            for end in ("parent", "child"):
-                link = getattr(joint, end)
-                if link not in links:
-                    raise UnresolvedReference(
-                        f"{end} link {link!r} of joint {joint.name!r} is not defined",
-                        location=self._part(joint, end),
-                        construct=link,
-                        suggestion=did_you_mean(link, links) or f'add <link name="{link}"/>',
-                    )
+            if joint.parent not in links or joint.child not in links:
+                end, link = ("parent", joint.parent) if joint.parent not in links else ("child", joint.child)
+                raise UnresolvedReference(
+                    f"{end} link {link!r} of joint {joint.name!r} is not defined",
+                    location=self._part(joint, end),
+                    construct=link,
+                    suggestion=did_you_mean(link, links) or f'add <link name="{link}"/>',
+                )
             if joint.child in parent_joint:
                 raise InvalidTree(
                     f"link {joint.child!r} is the child of two joints, "
