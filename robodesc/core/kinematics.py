@@ -847,35 +847,50 @@ def _pick(array: np.ndarray, index: np.ndarray | slice, axis: int = 0) -> np.nda
     return array.take(index, axis=axis)
 
 
+class _OneWorkspace:
+    """One thread's arrays for one configuration of a plan, and the views of them that each step
+    reads and writes, made once (making a view costs as much as a small product)."""
+
+    def __init__(self, plan: _Plan, nq: int) -> None:
+        count = plan.count
+        self.values = np.zeros(nq + 1)  # the last entry stays 0: the value of "no joint"
+        self.coef = np.empty((count, 1, 4))
+        self.coef[:, 0, 0] = 1.0
+        self.sin, self.cos, self.value = self.coef[:, 0, 1], self.coef[:, 0, 2], self.coef[:, 0, 3]
+        # two world arrays: each pointer jump writes into the other (a product written over its own
+        # operand costs numpy a copy), carrying over the bodies before `first`, which are done
+        worlds = np.empty((2, count + 1, 4, 4))
+        worlds[:, count] = IDENTITY  # index `count` stands for "no moving anchor"
+        self.local, self.local_flat = worlds[0], worlds[0, :count].reshape(count, 1, 16)  # local poses, jumped in turn
+        self.jumps = []
+        for k, (first, pointer) in enumerate(plan.jumps):
+            read, write = worlds[k % 2], worlds[1 - k % 2]
+            self.jumps.append((pointer, read, read[:first], write[:first], read[first:count], write[first:count]))
+        self.world = worlds[len(plan.jumps) % 2]
+
+
 def _evaluate_single(plan: _Plan, q: np.ndarray, out: np.ndarray) -> None:
     """World poses of the plan's rows for one configuration q (nq,), written into out (rows, 4, 4).
 
     `_evaluate` for one configuration, in as few numpy calls as it can be (their fixed cost is
     nearly all of the time): a workspace kept per thread, the local poses written straight into
-    the world array, the columns read as they are when no mimic needs scaling, each jump's
-    products written into the other of two world arrays (a product written over its own operand
-    costs numpy a copy). The poses are those of the pointer jumps `_evaluate` makes in a deep tree."""
-    count = plan.count
-    workspace = getattr(plan._single, "workspace", None)
-    if workspace is None or workspace[0].shape[0] != len(q) + 1:
-        qext = np.zeros(len(q) + 1)  # the last entry stays 0: the value of "no joint"
-        coef = np.empty((count, 1, 4))
-        coef[:, 0, 0] = 1.0
-        worlds = np.empty((2, count + 1, 4, 4))
-        worlds[:, count] = IDENTITY  # index `count` stands for "no moving anchor"
-        workspace = plan._single.workspace = (qext, coef, worlds[0], worlds[1])
-    qext, coef, world, spare = workspace
+    the world array, the columns read as they are when no mimic needs scaling. The poses are
+    those of the pointer jumps `_evaluate` makes in a deep tree."""
+    work = getattr(plan._single, "workspace", None)
+    if work is None or len(work.values) != len(q) + 1:
+        work = plan._single.workspace = _OneWorkspace(plan, len(q))
     if plan.plain and plan.columns <= len(q):
         qb = q[plan.src]
     else:
-        qext[:-1] = q
-        qb = qext[plan.src] * plan.mult + plan.off
-    np.sin(qb, out=coef[:, 0, 1])
-    np.cos(qb, out=coef[:, 0, 2])
-    np.subtract(1.0, coef[:, 0, 2], out=coef[:, 0, 2])
-    coef[:, 0, 3] = qb
-    np.matmul(coef, plan.basis, out=world[:count].reshape(count, 1, 16))
+        work.values[:-1] = q
+        qb = work.values[plan.src] * plan.mult + plan.off
+    np.sin(qb, out=work.sin)
+    np.cos(qb, out=work.cos)
+    np.subtract(1.0, work.cos, out=work.cos)
+    np.copyto(work.value, qb)
+    np.matmul(work.coef, plan.basis, out=work.local_flat)
     if plan.special:
+        qext = work.values
         qext[:-1] = q
         for m, terms in plan.special:
             acc = None
@@ -886,11 +901,11 @@ def _evaluate_single(plan: _Plan, q: np.ndarray, out: np.ndarray) -> None:
                     values = np.array([[qext[src[0]] * src[1] + src[2]]])
                 term = pre @ _motions(joint.type, [joint], values[:, None, :])[0, 0] @ post
                 acc = term if acc is None else acc @ term
-            world[m] = acc
-    for first, pointer in plan.jumps:  # bodies before `first` are done: they are carried over
-        spare[:first] = world[:first]
-        np.matmul(world.take(pointer, axis=0), world[first:count], out=spare[first:count])
-        world, spare = spare, world
+            work.local[m] = acc
+    for pointer, read, done, carried, tail, written in work.jumps:
+        np.copyto(carried, done)
+        np.matmul(read.take(pointer, axis=0), tail, out=written)
+    world = work.world
     rows, sources = plan.direct
     out[rows] = _pick(world, sources)
     rows, anchors, poses = plan.fixed
