@@ -198,7 +198,7 @@ def _mesh(mesh: MeshShape, pose: np.ndarray) -> tuple[Geometry, np.ndarray]:
     and the vertices with it, which leaves them where they are in the body).
 
     Inline vertices are moved into the mesh frame here, so the shape needs only the geom's pose and
-    the scale. A file is drawn with `scale` and the mesh's rigid placement (`MeshAsset.placement`)."""
+    the scale. A file is drawn with `scale` and the mesh's rigid placement (`MeshFrame.placement`)."""
     scale = np.array(mesh.scale, dtype=float)
     if mesh.vertices is not None:
         rotation, refpos = mesh.reference[:3, :3], mesh.reference[:3, 3]

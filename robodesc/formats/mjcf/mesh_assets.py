@@ -3,7 +3,8 @@
 A model may declare meshes it never uses, or uses only to draw: MuJoCo reads a mesh file when its
 compiler needs the mesh (for a body's inertia, or to fit a primitive to it). So does robodesc: a
 `MeshAsset` keeps its element and attributes as declared, and its vertex data, file and mesh frame
-are read on first use, by the spec stage (fitting) or the compile stage (inertia), then cached.
+are read on first use, by the spec stage (fitting, drawing) or the compile stage (inertia), then
+cached; meshes that write the same frame (most write none) share one `MeshFrame` per load.
 Errors name the ``<mesh>`` element in its own file.
 """
 
@@ -160,7 +161,7 @@ _ORTHONORMAL_TOLERANCE = 1e-12 + 1e-5 * np.abs(_EYE3)
 
 
 def _rigid_placement(scale: np.ndarray, rotation: np.ndarray, refpos: np.ndarray) -> np.ndarray:
-    """`MeshAsset.placement` of a mesh with this scale and frame (`rotation` = R(refquat))."""
+    """`MeshFrame.placement` of a mesh with this scale and frame (`rotation` = R(refquat))."""
     if scale[0] == 1.0 and scale[1] == 1.0 and scale[2] == 1.0:  # the usual mesh: what follows gives R^T
         return make_pose(rotation.T, -(rotation.T @ refpos))  # (1.0 * x and x / 1.0 are x, bit for bit)
     linear = rotation.T
