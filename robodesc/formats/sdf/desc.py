@@ -53,7 +53,7 @@ class Node:
             source=partial(to_xml, self.element),
             location=self.location,
             owner=owner,
-            attributes=dict(self.element.attrib),
+            attributes=dict(self.element.items()),  # (attrib would give an attribute-less element a dict)
         )
 
 
