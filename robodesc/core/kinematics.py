@@ -319,12 +319,15 @@ class Kinematics:
         riding = [k for k, f in enumerate(frames) if moving_joints[f.body]]  # frames of moving bodies
         resting = [k for k, f in enumerate(frames) if not moving_joints[f.body]]
         held = static + [model.bodies[frames[k].body] for k in resting]
-        placed = _stacked([prefix[b.name] for b in held]) @ _stacked([b.pose for b in held])
         fixed_pose = np.empty((len(static) + len(frames), 4, 4))
-        fixed_pose[: len(static)] = placed[: len(static)]
-        fixed_pose[[len(static) + k for k in riding]] = _stacked([frames[k].pose for k in riding])
-        resting_poses = _stacked([frames[k].pose for k in resting])
-        fixed_pose[[len(static) + k for k in resting]] = placed[len(static) :] @ resting_poses
+        if held:  # (a small model often has neither static bodies nor frames: no numpy call then)
+            placed = _stacked([prefix[b.name] for b in held]) @ _stacked([b.pose for b in held])
+            fixed_pose[: len(static)] = placed[: len(static)]
+            if resting:
+                resting_poses = _stacked([frames[k].pose for k in resting])
+                fixed_pose[[len(static) + k for k in resting]] = placed[len(static) :] @ resting_poses
+        if riding:
+            fixed_pose[[len(static) + k for k in riding]] = _stacked([frames[k].pose for k in riding])
         anchors = [moving_anchor(b.name) for b in static]
         anchors += [position[f.body] if moving_joints[f.body] else moving_anchor(f.body) for f in frames]
         fixed_anchor = np.array(anchors, dtype=int)
@@ -430,11 +433,12 @@ class Kinematics:
                 term[1][3] = term[2][3] = (0.0, 0.0, 0.0, 1.0)
             special.append((m, [(t[0], t[1], t[2], t[3]) for t in terms]))
         bodies = [moving[m] for m in linear]
-        bases = np.empty((len(bodies), 4, 16))
+        parts = []
         for first in range(0, len(bodies), _COMPILE_CHUNK):  # work arrays that stay in cache
             part = bodies[first : first + _COMPILE_CHUNK]
             chains = [moving_joints[b.name][0] for b in part]
-            bases[first : first + len(part)] = _linear_bases(chains, part, [prefix[b.name] for b in part])
+            parts.append(_linear_bases(chains, part, [prefix[b.name] for b in part]))
+        bases = parts[0] if len(parts) == 1 else np.concatenate([np.zeros((0, 4, 16)), *parts])
         if len(linear) == count:
             basis = bases
         else:
