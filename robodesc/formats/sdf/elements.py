@@ -226,7 +226,8 @@ def parse_inertial(ctx: FileContext, element: Element, link_name: str, solids: l
             [values["ixz"], values["iyz"], values["izz"]],
         ]
     )
-    if not (math.isfinite(mass) and all(map(math.isfinite, values.values())) and np.isfinite(pose).all()):
+    finite_pose = pose is None or np.isfinite(pose).all()
+    if not (math.isfinite(mass) and all(map(math.isfinite, values.values())) and finite_pose):
         raise ctx.error(
             InvalidValue,
             element,
@@ -243,15 +244,18 @@ def parse_inertial(ctx: FileContext, element: Element, link_name: str, solids: l
             "inertial",
             "check <mass> and the signs of <ixy>, <ixz>, <iyz>",
         )
+    if pose is None:
+        pose = IDENTITY  # (only read)
     rotation = pose[:3, :3]
     return InertialDesc(mass, pose[:3, 3].copy(), rotation @ tensor @ rotation.T)
 
 
-def _inertial_pose(ctx: FileContext, element: Element, link_name: str) -> np.ndarray:
-    """The inertial's pose, always in the link frame (a relative_to is ignored, with a warning)."""
+def _inertial_pose(ctx: FileContext, element: Element, link_name: str) -> np.ndarray | None:
+    """The inertial's pose, always in the link frame (a relative_to is ignored, with a warning); None
+    without a `<pose>`: the link frame itself, finite, which the caller reads as the identity."""
     pose_el = element.find("pose")
     if pose_el is None:
-        return IDENTITY.copy()
+        return None
     ref = ctx.pose_element(pose_el)
     if ref.relative_to:
         ctx.diagnose(
