@@ -778,7 +778,7 @@ def _evaluate_rows(plan: _Plan, q: np.ndarray, out: np.ndarray, start: int, stop
     with np.errstate(all="ignore"):  # an overflow is refused by the caller, by name
         for first in range(start, stop, step):
             last = min(stop, first + step)
-            if workspace is None or len(workspace[0]) != last - first:
+            if workspace is None or len(workspace.values) != last - first:
                 workspace = _workspace(plan, last - first, q.shape[1])
             _evaluate(plan, q[first:last], out[first:last], workspace)
 
@@ -803,32 +803,52 @@ def _names_key(names: Any) -> tuple[str, ...] | None:
     return None
 
 
-def _workspace(plan: _Plan, n: int, nq: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Scratch arrays for n configurations, reused chunk after chunk and kept per thread from call
+def _workspace(plan: _Plan, n: int, nq: int) -> _BatchWorkspace:
+    """The workspace for n configurations, reused chunk after chunk and kept per thread from call
     to call: fresh arrays each call cost a page fault per 4 KiB, as much as the evaluation itself
-    for a few hundred configurations. A small batch's are the plan's own, set up once (as one
-    configuration's are); a larger one's are carved from one buffer per thread, whatever the plan,
-    so that what is kept is at most one chunk's worth."""
-    count = plan.count
-    kept = n * max(1, count) <= _KEPT_ELEMENTS
+    for a few hundred configurations. A small batch's is the plan's own, set up once (as one
+    configuration's is); a larger one's arrays are carved from one buffer per thread, whatever the
+    plan, so that what is kept is at most one chunk's worth."""
+    kept = n * max(1, plan.count) <= _KEPT_ELEMENTS
     if kept:
-        workspace = getattr(plan._single, "batch", None)
-        if workspace is not None and workspace[0].shape == (n, nq + 1):
-            return workspace
-    sizes = [n * (nq + 1), n * count * 4, n * count * 16, n * (count + 1) * 16]
-    starts = [0]
-    for size in sizes:  # each part on a cache line of its own (64 bytes), as numpy's own arrays are
-        starts.append(starts[-1] + -(-size // 8) * 8)
-    buffer = np.empty(starts[-1]) if kept else _scratch(starts[-1])
-    qext, coef, local, world = (buffer[first : first + size] for first, size in zip(starts, sizes))
-    qext, coef = qext.reshape(n, nq + 1), coef.reshape(n, count, 1, 4)
-    local, world = local.reshape(n, count, 1, 16), world.reshape(n, count + 1, 4, 4)
-    qext[:, nq] = 0.0  # the value of "no joint"
-    coef[..., 0, 0] = 1.0
-    world[:, count] = IDENTITY  # index `count` stands for "no moving anchor"
+        work = getattr(plan._single, "batch", None)
+        if work is not None and work.values.shape == (n, nq + 1):
+            return work
+    work = _BatchWorkspace(plan, n, nq, kept)
     if kept:
-        plan._single.batch = (qext, coef, local, world)
-    return qext, coef, local, world
+        plan._single.batch = work
+    return work
+
+
+class _BatchWorkspace:
+    """Arrays for n configurations of a plan, and the views of them each step reads and writes,
+    made once (making a view costs as much as a few products): their own arrays when `own`, else
+    views of this thread's scratch buffer."""
+
+    def __init__(self, plan: _Plan, n: int, nq: int, own: bool) -> None:
+        count = plan.count
+        sizes = [n * (nq + 1), n * count * 4, n * count * 16, n * (count + 1) * 16]
+        starts = [0]
+        for size in sizes:  # each part on a cache line of its own (64 bytes)
+            starts.append(starts[-1] + -(-size // 8) * 8)
+        buffer = np.empty(starts[-1]) if own else _scratch(starts[-1])
+        values, coef, local, world = (buffer[first : first + size] for first, size in zip(starts, sizes))
+        self.values = values.reshape(n, nq + 1)
+        self.values[:, nq] = 0.0  # the value of "no joint"
+        self.coef = coef.reshape(n, count, 1, 4)
+        self.coef[..., 0, 0] = 1.0
+        self.sin, self.cos, self.value = self.coef[..., 0, 1], self.coef[..., 0, 2], self.coef[..., 0, 3]
+        self.local_flat, self.local = local.reshape(n, count, 1, 16), local.reshape(n, count, 4, 4)
+        self.world = world.reshape(n, count + 1, 4, 4)
+        self.world[:, count] = IDENTITY  # index `count` stands for "no moving anchor"
+        # per level: the parents' rows to take from the world poses, or None for consecutive rows
+        # read as a view (which then stands for the world poses), and the level's local and world poses
+        self.levels = [
+            (None, self.world[:, parents], self.local[:, run], self.world[:, run])
+            if isinstance(parents, slice)
+            else (parents, self.world, self.local[:, run], self.world[:, run])
+            for run, parents in plan.levels
+        ]
 
 
 _SCRATCH = threading.local()  # per thread: the buffer that batch workspaces are carved from
@@ -920,22 +940,21 @@ def _evaluate_single(plan: _Plan, q: np.ndarray, out: np.ndarray) -> None:
             out[rows] = world.take(anchors, axis=0) @ poses
 
 
-def _evaluate(plan: _Plan, q: np.ndarray, out: np.ndarray, workspace: tuple) -> None:
+def _evaluate(plan: _Plan, q: np.ndarray, out: np.ndarray, work: _BatchWorkspace) -> None:
     """World poses of the plan's rows for configurations q (n, nq), written into out."""
-    qext, coef, local, world = workspace
     count = plan.count
+    qext, world = work.values, work.world
     if plan.special or not plan.plain or plan.columns > q.shape[1]:
         qext[:, : q.shape[1]] = q
     if plan.plain and plan.columns <= q.shape[1]:  # the columns as they are, as for one configuration
         qb = q[:, plan.src]
     else:
         qb = qext[:, plan.src] * plan.mult + plan.off
-    np.sin(qb, out=coef[..., 0, 1])
-    np.cos(qb, out=coef[..., 0, 2])
-    np.subtract(1.0, coef[..., 0, 2], out=coef[..., 0, 2])
-    coef[..., 0, 3] = qb
-    np.matmul(coef, plan.basis, out=local)
-    local = local.reshape(len(q), count, 4, 4)
+    np.sin(qb, out=work.sin)
+    np.cos(qb, out=work.cos)
+    np.subtract(1.0, work.cos, out=work.cos)
+    np.copyto(work.value, qb)
+    np.matmul(work.coef, plan.basis, out=work.local_flat)
     for m, terms in plan.special:
         acc = None
         for joint, pre, post, src in terms:
@@ -945,14 +964,14 @@ def _evaluate(plan: _Plan, q: np.ndarray, out: np.ndarray, workspace: tuple) -> 
                 values = (qext[:, src[0]] * src[1] + src[2])[:, None]
             term = pre @ _motions(joint.type, [joint], values[:, None, :])[:, 0] @ post
             acc = term if acc is None else acc @ term
-        local[:, m] = acc
+        work.local[:, m] = acc
     if plan.batch_jumps:
-        world[:, :count] = local
+        world[:, :count] = work.local
         for first, pointer in plan.jumps:
             world[:, first:count] = world.take(pointer, axis=1) @ world[:, first:count]
     else:
-        for run, parents in plan.levels:
-            np.matmul(_pick(world, parents, axis=1), local[:, run], out=world[:, run])
+        for parents, source, local, written in work.levels:
+            np.matmul(source if parents is None else source.take(parents, axis=1), local, out=written)
     rows, sources = plan.direct
     out[:, rows] = _pick(world, sources, axis=1)
     rows, anchors, poses = plan.fixed
