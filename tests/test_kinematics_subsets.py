@@ -450,14 +450,17 @@ def test_compiling_a_model_written_by_hand_with_lists_for_poses():
 
 @pytest.mark.parametrize("backend", ["numpy", "auto"])
 def test_threads_evaluating_one_model_at_once_get_their_own_poses(models, backend):
-    """One configuration reuses a workspace per thread: threads sharing a model must not see each
-    other's values."""
+    """One configuration and batches reuse workspaces per thread: threads sharing a model must not
+    see each other's values."""
     from concurrent.futures import ThreadPoolExecutor
 
     model = models["mjcf"]
     q = configurations(model, 64, seed=11)
     expected = [model.forward_kinematics(row, backend=backend).array for row in q]
     expected_tip = [model.forward_kinematics(row, ["tip"], backend=backend).array for row in q]
+    batches = [model.forward_kinematics_batch(q[i : i + 3], backend=backend).array for i in range(len(q))]
+    many = configurations(model, 3000, seed=12)  # several chunks
+    expected_many = model.forward_kinematics_batch(many, backend=backend).array
 
     def work(i: int) -> bool:
         for _ in range(20):
@@ -465,6 +468,10 @@ def test_threads_evaluating_one_model_at_once_get_their_own_poses(models, backen
                 return False
             if not np.array_equal(model.forward_kinematics(q[i], ["tip"], backend=backend).array, expected_tip[i]):
                 return False
+            if not np.array_equal(model.forward_kinematics_batch(q[i : i + 3], backend=backend).array, batches[i]):
+                return False
+        if i % 8 == 0:  # some tasks also evaluate a batch of several chunks
+            return bool(np.array_equal(model.forward_kinematics_batch(many, backend=backend).array, expected_many))
         return True
 
     interval = sys.getswitchinterval()
