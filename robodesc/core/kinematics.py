@@ -122,21 +122,24 @@ def _rotations(axes: np.ndarray, angles: np.ndarray) -> np.ndarray:
 
 
 def _quat_rotations(q: np.ndarray) -> np.ndarray:
-    """Rotations (..., 3, 3) of quaternions (..., 4) given w first; normalised here."""
-    norm = np.linalg.norm(q, axis=-1, keepdims=True)
-    if np.any(norm == 0.0):
+    """Rotations (..., 3, 3) of quaternions (..., 4) given w first; normalised here. Each product
+    of two components is computed once (the same numbers, fewer numpy calls), and the norm as
+    np.linalg.norm computes it, without its wrapper."""
+    norm = np.sqrt(np.add.reduce(q * q, axis=-1, keepdims=True))
+    if (norm == 0.0).any():
         raise ConfigurationError("a ball or floating joint was given a zero quaternion")
     w, x, y, z = np.moveaxis(q / norm, -1, 0)
+    xx, yy, zz, xy, xz, yz, wx, wy, wz = x * x, y * y, z * z, x * y, x * z, y * z, w * x, w * y, w * z
     out = np.empty(q.shape[:-1] + (3, 3))
-    out[..., 0, 0] = 1 - 2 * (y * y + z * z)
-    out[..., 0, 1] = 2 * (x * y - w * z)
-    out[..., 0, 2] = 2 * (x * z + w * y)
-    out[..., 1, 0] = 2 * (x * y + w * z)
-    out[..., 1, 1] = 1 - 2 * (x * x + z * z)
-    out[..., 1, 2] = 2 * (y * z - w * x)
-    out[..., 2, 0] = 2 * (x * z - w * y)
-    out[..., 2, 1] = 2 * (y * z + w * x)
-    out[..., 2, 2] = 1 - 2 * (x * x + y * y)
+    out[..., 0, 0] = 1 - 2 * (yy + zz)
+    out[..., 0, 1] = 2 * (xy - wz)
+    out[..., 0, 2] = 2 * (xz + wy)
+    out[..., 1, 0] = 2 * (xy + wz)
+    out[..., 1, 1] = 1 - 2 * (xx + zz)
+    out[..., 1, 2] = 2 * (yz - wx)
+    out[..., 2, 0] = 2 * (xz - wy)
+    out[..., 2, 1] = 2 * (yz + wx)
+    out[..., 2, 2] = 1 - 2 * (xx + yy)
     return out
 
 
@@ -145,7 +148,14 @@ def _motions(kind: JointType, joints: Sequence[Joint], values: np.ndarray) -> np
     n, count = values.shape[:2]
     out = np.zeros((n, count, 4, 4))
     out[..., 3, 3] = 1.0
-    axes = np.array([j.axis for j in joints]).reshape(count, 3)
+    if kind is JointType.BALL:
+        out[..., :3, :3] = _quat_rotations(values)
+        return out
+    if kind is JointType.FLOATING:
+        out[..., :3, 3] = values[..., :3]
+        out[..., :3, :3] = _quat_rotations(values[..., 3:7])
+        return out
+    axes = np.array([j.axis for j in joints]).reshape(count, 3)  # (the other types turn or slide along one)
     if kind in (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.SCREW):
         out[..., :3, :3] = _rotations(axes, values[..., 0])
         if kind is JointType.SCREW:
@@ -154,11 +164,6 @@ def _motions(kind: JointType, joints: Sequence[Joint], values: np.ndarray) -> np
     elif kind is JointType.PRISMATIC:
         out[..., :3, :3] = np.eye(3)
         out[..., :3, 3] = axes * values[..., 0:1]
-    elif kind is JointType.BALL:
-        out[..., :3, :3] = _quat_rotations(values)
-    elif kind is JointType.FLOATING:
-        out[..., :3, 3] = values[..., :3]
-        out[..., :3, :3] = _quat_rotations(values[..., 3:7])
     elif kind is JointType.PLANAR:
         bases = [planar_basis(a) for a in axes]
         e1 = np.array([b[0] for b in bases]).reshape(count, 3)
