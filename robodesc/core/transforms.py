@@ -225,5 +225,5 @@ def quat_between(a: VectorLike, b: VectorLike) -> np.ndarray:
         if cos > 0:
             return np.array([1.0, 0.0, 0.0, 0.0])
         helper = np.array([1.0, 0.0, 0.0]) if abs(ua[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
-        return axis_angle_to_quat(np.cross(ua, helper), math.pi)
+        return axis_angle_to_quat(cross(ua, helper), math.pi)
     return axis_angle_to_quat(axis, math.atan2(sin, cos))
