@@ -483,6 +483,19 @@ def test_threads_evaluating_one_model_at_once_get_their_own_poses(models, backen
         sys.setswitchinterval(interval)
 
 
+def test_batches_of_models_of_different_sizes_in_turn_each_get_their_own_poses(models):
+    """Batches of several chunks share one scratch buffer per thread, whatever the model: models of
+    different sizes evaluated in turn must each get the poses they get one configuration at a time."""
+    q = {name: configurations(model, 2500, seed=3) for name, model in models.items()}
+    for _ in range(2):
+        for name, model in [*models.items(), *reversed(models.items())]:
+            for count in (2500, 40, 1700):
+                poses = model.forward_kinematics_batch(q[name][:count], backend="numpy").array
+                for row in range(0, count, 397):
+                    alone = model.forward_kinematics_batch(q[name][row : row + 1], backend="numpy").array[0]
+                    assert np.array_equal(poses[row], alone), (name, count, row)
+
+
 def test_a_model_with_compiled_kinematics_can_be_copied_and_pickled(models):
     """A model keeps its compiled tree (with per-thread workspaces and a lock): deepcopy and pickle
     must still work, and the copy must give the same poses."""

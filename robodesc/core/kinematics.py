@@ -833,11 +833,8 @@ class _BatchWorkspace:
     def __init__(self, plan: _Plan, n: int, nq: int, own: bool) -> None:
         count = plan.count
         sizes = [n * (nq + 1), n * count * 4, n * count * 16, n * (count + 1) * 16]
-        starts = [0]
-        for size in sizes:  # each part on a cache line of its own (64 bytes)
-            starts.append(starts[-1] + -(-size // 8) * 8)
-        buffer = np.empty(starts[-1]) if own else _scratch(starts[-1])
-        values, coef, local, world = (buffer[first : first + size] for first, size in zip(starts, sizes))
+        buffer = np.empty(sum(sizes)) if own else _scratch(sum(sizes))
+        values, coef, local, world = np.split(buffer, np.cumsum(sizes[:-1]).tolist())
         self.values = values.reshape(n, nq + 1)
         self.values[:, nq] = 0.0  # the value of "no joint"
         self.coef = coef.reshape(n, count, 1, 4)
@@ -863,9 +860,8 @@ def _scratch(size: int) -> np.ndarray:
     """`size` floats of this thread's scratch buffer, kept from call to call (grown when a plan needs more)."""
     buffer = getattr(_SCRATCH, "buffer", None)
     if buffer is None or len(buffer) < size:
-        buffer = _SCRATCH.buffer = np.empty(size + 8)
-    skip = -buffer.ctypes.data % 64 // 8  # start on a cache line
-    return buffer[skip : skip + size]
+        buffer = _SCRATCH.buffer = np.empty(size)
+    return buffer[:size]
 
 
 def _pick(array: np.ndarray, index: np.ndarray | slice, axis: int = 0) -> np.ndarray:
