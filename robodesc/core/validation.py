@@ -38,7 +38,7 @@ def validate_structure(model: Model, origin: str | None = None) -> None:
         _check_mapping(problem, what, mapping, kind)
     if not model.bodies:
         problem(f"model {model.name!r} has no bodies", None, "every model needs at least a root body")
-    _check_bodies(problem, model)
+    in_order = _check_bodies(problem, model)
     _check_joints(problem, model)
     for frame in model.frames.values():
         if frame.body not in model.bodies:
@@ -47,8 +47,10 @@ def validate_structure(model: Model, origin: str | None = None) -> None:
                 frame.location,
                 "attach it to an existing body",
             )
-        _check_pose(problem, frame.pose, f"the pose of frame {frame.name!r}", frame.location)
-    _order_parents_first(problem, model)
+        if _shape(frame.pose) != (4, 4):
+            _not_a_pose(problem, frame.pose, f"the pose of frame {frame.name!r}", frame.location)
+    if not in_order:
+        _order_parents_first(problem, model)
 
 
 class _Problem:
@@ -83,12 +85,14 @@ def _shape(value: Any) -> tuple[int, ...]:
     return value.shape if type(value) is np.ndarray else np.shape(value)
 
 
-def _check_pose(problem: _Problem, pose: Any, what: str, location: Location) -> None:
-    if _shape(pose) != (4, 4):
-        problem(f"{what} has shape {np.shape(pose)}, not (4, 4)", location)
+def _not_a_pose(problem: _Problem, pose: Any, what: str, location: Location) -> None:
+    """Refuse `pose`, whose `_shape` is not (4, 4) (the caller checks, so that `what` is worded only then)."""
+    problem(f"{what} has shape {np.shape(pose)}, not (4, 4)", location)
 
 
-def _check_bodies(problem: _Problem, model: Model) -> None:
+def _check_bodies(problem: _Problem, model: Model) -> bool:
+    """Check every body and the joints it lists; return whether every parent is listed before its
+    children (what a reader almost always gives, and then `_order_parents_first` has nothing to do)."""
     joints, bodies = model.joints, model.bodies
     roots = [body.name for body in bodies.values() if body.parent is None]
     if len(roots) > 1:
@@ -100,12 +104,18 @@ def _check_bodies(problem: _Problem, model: Model) -> None:
             "attach every body but one to a parent",
         )
     listed: dict[str, str] = {}
+    seen: set[str] = set()
+    in_order = True
     for body in bodies.values():
-        if body.parent is not None and body.parent not in bodies:
-            problem(f"body {body.name!r} names parent {body.parent!r}, which does not exist", body.location)
+        if body.parent is not None and body.parent not in seen:
+            if body.parent not in bodies:
+                problem(f"body {body.name!r} names parent {body.parent!r}, which does not exist", body.location)
+            in_order = False
+        seen.add(body.name)
         if body.parent is None and body.joints:
             problem(f"the root body {body.name!r} lists joints {list(body.joints)} but has no parent", body.location)
-        _check_pose(problem, body.pose, f"the pose of body {body.name!r}", body.location)
+        if _shape(body.pose) != (4, 4):
+            _not_a_pose(problem, body.pose, f"the pose of body {body.name!r}", body.location)
         for name in body.joints:
             joint = joints.get(name)
             if joint is None:
@@ -120,6 +130,7 @@ def _check_bodies(problem: _Problem, model: Model) -> None:
                     f"lists it and has parent {body.parent!r}",
                     joint.location,
                 )
+    return in_order
 
 
 def _check_joints(problem: _Problem, model: Model) -> None:
@@ -137,7 +148,8 @@ def _check_joints(problem: _Problem, model: Model) -> None:
         for end in (joint.parent, joint.child):
             if end not in bodies:
                 problem(f"joint {joint.name!r} names body {end!r}, which does not exist", joint.location)
-        _check_pose(problem, joint.origin, f"the origin of joint {joint.name!r}", joint.location)
+        if _shape(joint.origin) != (4, 4):
+            _not_a_pose(problem, joint.origin, f"the origin of joint {joint.name!r}", joint.location)
         for label, axis in (("axis", joint.axis), ("axis2", joint.axis2)):
             if axis is not None and _shape(axis) != (3,):
                 problem(f"the {label} of joint {joint.name!r} has shape {np.shape(axis)}, not (3,)", joint.location)
@@ -230,7 +242,7 @@ def _bounded(model: Model) -> bool:
         at = index.get(frame.body)
         if at is not None and not math.isfinite(reach[at] + offset):
             return False
-    return all(math.isfinite(value) for value in reach)
+    return math.isfinite(sum(reach))  # every bound is finite and >= 0; a sum past float only sends us the slow way
 
 
 def _not_finite(what: str, location: Location) -> None:
