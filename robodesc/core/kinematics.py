@@ -873,8 +873,14 @@ def _pick(array: np.ndarray, index: np.ndarray | slice, axis: int = 0) -> np.nda
 
 
 class _OneWorkspace:
-    """One thread's arrays for one configuration of a plan, and the views of them that each step
-    reads and writes, made once (making a view costs as much as a small product)."""
+    """One thread's arrays for one configuration of a plan, and the views and row numbers that each
+    step reads and writes, made once (making a view costs as much as a small product).
+
+    The pointer jumps write into two world arrays in turn (a product written over its own operand
+    costs numpy a copy). A jump writes only the bodies it moves; the others keep their pose in the
+    array last written for them, and every read (a jump's ancestors, the output rows, the anchors of
+    fixed rows) takes each row from that array, through the two arrays seen as one: no copy carries
+    the finished rows over from one array to the other."""
 
     def __init__(self, plan: _Plan, nq: int) -> None:
         count = plan.count
@@ -882,37 +888,41 @@ class _OneWorkspace:
         self.coef = np.empty((count, 1, 4))
         self.coef[:, 0, 0] = 1.0
         self.sin, self.cos, self.value = self.coef[:, 0, 1], self.coef[:, 0, 2], self.coef[:, 0, 3]
-        # two world arrays: each pointer jump writes into the other (a product written over its own
-        # operand costs numpy a copy), carrying over the bodies before `first`, which are done
         worlds = np.empty((2, count + 1, 4, 4))
         worlds[:, count] = IDENTITY  # index `count` stands for "no moving anchor"
         self.local, self.local_flat = worlds[0], worlds[0, :count].reshape(count, 1, 16)  # local poses, jumped in turn
+        self.both = worlds.reshape(2 * (count + 1), 4, 4)
+        latest = np.arange(count + 1)  # each row's place in `both`: where its pose was last written
         self.jumps = []
         for k, (first, pointer) in enumerate(plan.jumps):
-            read, write = worlds[k % 2], worlds[1 - k % 2]
-            self.jumps.append((pointer, read, read[:first], write[:first], read[first:count], write[first:count]))
-        self.world = worlds[len(plan.jumps) % 2]
+            read, write = worlds[k % 2], worlds[1 - k % 2]  # the moved bodies were last written in `read`
+            self.jumps.append((latest[pointer], read[first:count], write[first:count]))
+            latest[first:count] += (count + 1) * (1 - 2 * (k % 2))
+        self.direct = latest[plan.direct[1]]  # the output rows' and fixed rows' anchors' places in `both`
+        self.anchors = latest[plan.fixed[1]]
 
 
 def _evaluate_single(plan: _Plan, q: np.ndarray, out: np.ndarray) -> None:
     """World poses of the plan's rows for one configuration q (nq,), written into out (rows, 4, 4).
 
     `_evaluate` for one configuration, in as few numpy calls as it can be (their fixed cost is
-    nearly all of the time): a workspace kept per thread, the local poses written straight into
-    the world array, the columns read as they are when no mimic needs scaling. The poses are
-    those of the pointer jumps `_evaluate` makes in a deep tree."""
+    nearly all of the time): a workspace kept per thread, the joint values gathered straight into
+    the coefficients and the local poses written straight into the world array, the columns read
+    as they are when no mimic needs scaling. The poses are those of the pointer jumps `_evaluate`
+    makes in a deep tree."""
     work = getattr(plan._single, "workspace", None)
     if work is None or len(work.values) != len(q) + 1:
         work = plan._single.workspace = _OneWorkspace(plan, len(q))
+    value = work.value
     if plan.plain and plan.columns <= len(q):
-        qb = q[plan.src]
+        q.take(plan.src, out=value, mode="clip")  # (every column is in range: no check needed)
     else:
         work.values[:-1] = q
-        qb = work.values[plan.src] * plan.mult + plan.off
-    np.sin(qb, out=work.sin)
-    np.cos(qb, out=work.cos)
+        np.multiply(work.values.take(plan.src), plan.mult, out=value)
+        np.add(value, plan.off, out=value)
+    np.sin(value, out=work.sin)
+    np.cos(value, out=work.cos)
     np.subtract(1.0, work.cos, out=work.cos)
-    np.copyto(work.value, qb)
     np.matmul(work.coef, plan.basis, out=work.local_flat)
     if plan.special:
         qext = work.values
@@ -927,18 +937,20 @@ def _evaluate_single(plan: _Plan, q: np.ndarray, out: np.ndarray) -> None:
                 term = pre @ _motions(joint.type, [joint], values[:, None, :])[0, 0] @ post
                 acc = term if acc is None else acc @ term
             work.local[m] = acc
-    for pointer, read, done, carried, tail, written in work.jumps:
-        np.copyto(carried, done)
-        np.matmul(read.take(pointer, axis=0), tail, out=written)
-    world = work.world
-    rows, sources = plan.direct
-    out[rows] = _pick(world, sources)
+    both = work.both
+    for ancestors, tail, written in work.jumps:
+        np.matmul(both.take(ancestors, axis=0), tail, out=written)
+    rows, _ = plan.direct
+    if isinstance(rows, slice):
+        both.take(work.direct, axis=0, out=out[rows], mode="clip")  # (unbuffered: rows in range)
+    else:
+        out[rows] = both.take(work.direct, axis=0)
     rows, anchors, poses = plan.fixed
     if len(anchors):
         if isinstance(rows, slice):
-            np.matmul(world.take(anchors, axis=0), poses, out=out[rows])
+            np.matmul(both.take(work.anchors, axis=0), poses, out=out[rows])
         else:
-            out[rows] = world.take(anchors, axis=0) @ poses
+            out[rows] = both.take(work.anchors, axis=0) @ poses
 
 
 def _evaluate(plan: _Plan, q: np.ndarray, out: np.ndarray, work: _BatchWorkspace) -> None:
