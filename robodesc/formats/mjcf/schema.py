@@ -708,27 +708,47 @@ def _accepted(root: Any, strict: bool) -> bool:
     """Whether `iter_problems` finds nothing in the tree: the same checks on the same elements, in
     document order and without the bookkeeping that puts problems in MuJoCo's order, which
     `check_tree` needs only when there is one. False also for a tree that still holds comments or
-    <include>s (the reader's has neither), which that walk looks through."""
+    <include>s (the reader's has neither), which that walk looks through.
+
+    Every file is checked on every load, so `check_element` and `check_multiplicity` are done here
+    inline for a child that passes them: a leaf (most elements) is settled without being pushed."""
     node, problems = check_root(root, strict)
     if node is None or problems:
         return False
-    pending = [(node, root)]  # checked elements whose children are still to check, with their nodes
+    pending = [(node, root)]  # checked elements with children still to check, with their nodes
     while pending:
         node, element = pending.pop()
         if check_multiplicity(node, element):
             return False
-        if not len(element):
-            continue
-        tag = element.tag
+        nodes, forbidden = node.children, node.forbidden
         for child in element:
-            if child.tag.__class__ is not str or child.tag == "include":
+            tag = child.tag
+            if tag.__class__ is not str or tag == "include":
                 return False  # (a comment or an <include>: the walk of `iter_problems` looks through them)
-            sub, problems = check_element(node, child, tag)
-            if problems:
+            if nodes is None:  # (ANY: anything goes, nothing beneath is checked)
+                continue
+            sub = nodes.get(tag)
+            if sub is None:
                 return False
-            if sub is not None and sub is not ANY:
+            allowed = sub.attributes
+            if allowed is not None and not allowed.issuperset(child.keys()):
+                return False
+            if sub.constraints and check_constraints(sub, child):
+                return False
+            if forbidden and tag in forbidden:
+                return False
+            if sub is ANY:
+                continue
+            if len(child):
                 pending.append((sub, child))
+            elif _needs_child(sub):  # `check_multiplicity` of a leaf: only a required child can be missing
+                return False
     return True
+
+
+def _needs_child(node: ElementSchema) -> bool:
+    """Whether an element of `node` must have some child (an element without children then fails)."""
+    return node.children is not None and "!" in _unique_children(node).values()
 
 
 def validate(root: Any, strict: bool = False) -> list[SchemaProblem]:
