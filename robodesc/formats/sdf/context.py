@@ -14,6 +14,8 @@ import dataclasses
 from collections.abc import Callable
 from functools import partial
 
+import numpy as np
+
 from ...core.diagnostics import Diagnostic, Severity
 from ...core.errors import Location, MalformedPose, did_you_mean
 from ...core.transforms import IDENTITY
@@ -30,7 +32,17 @@ from .spec import (
     TYPED_CHILDREN,
     is_custom,
 )
-from .values import parse_bool, parse_finite, parse_pose, parse_typed, plain_finite, text_of
+from .values import (
+    parse_bool,
+    parse_finite,
+    parse_pose,
+    parse_typed,
+    parse_vector,
+    plain_finite,
+    plain_pose,
+    plain_vector,
+    text_of,
+)
 
 
 class FileContext(LocatingValues):
@@ -126,6 +138,14 @@ class FileContext(LocatingValues):
             return value
         return parse_finite(text, self.at(child), tag, allow_inf)
 
+    def vector_of(self, element: Element, count: int, construct: str) -> np.ndarray:
+        """The element's text as a vector of `count` numbers (`values.parse_vector`)."""
+        text = text_of(element)
+        value = plain_vector(text, count)  # the common case, without making a locator for an error
+        if value is not None:
+            return value
+        return parse_vector(text, count, self.at(element), construct)
+
     def child_bool(self, element: Element, tag: str, default: bool) -> bool:
         child = element.find(tag)
         if child is None:
@@ -157,7 +177,10 @@ class FileContext(LocatingValues):
                 "pose/@degrees",
                 'remove degrees="true" or write the rotation as roll pitch yaw',
             )
-        matrix = parse_pose(text_of(element), rotation_format, degrees, self.at(element))
+        text = text_of(element)
+        matrix = plain_pose(text) if rotation_format == "euler_rpy" and not degrees else None
+        if matrix is None:
+            matrix = parse_pose(text, rotation_format, degrees, self.at(element))
         return PoseRef(matrix, relative_to, self.where(element))
 
     def pose_of(self, element: Element, where: Location | None = None) -> PoseRef:

@@ -202,6 +202,11 @@ def _inertial_defaults(inertial_el: Element | None) -> tuple[str, ...]:
     return tuple(tag for tag in ("mass", "inertia") if inertial_el.find(tag) is None)
 
 
+#: The moments of an `<inertia>`, in the order they are read, and libsdformat's default for each.
+_MOMENTS = ("ixx", "iyy", "izz", "ixy", "ixz", "iyz")
+_UNIT_MOMENTS = (1.0, 1.0, 1.0, 0.0, 0.0, 0.0)
+
+
 def parse_inertial(ctx: FileContext, element: Element, link_name: str, solids: list) -> InertialDesc:
     auto_text = element.get("auto")
     auto = parse_bool(auto_text, ctx.at(element), "inertial/@auto") if auto_text is not None else False
@@ -215,19 +220,13 @@ def parse_inertial(ctx: FileContext, element: Element, link_name: str, solids: l
             total = mass
         return InertialDesc(total, com, inertia)
     inertia_el = element.find("inertia")
-    values = {"ixx": 1.0, "iyy": 1.0, "izz": 1.0, "ixy": 0.0, "ixz": 0.0, "iyz": 0.0}
+    values: tuple[float, ...] = _UNIT_MOMENTS
     if inertia_el is not None:
-        for key in values:
-            values[key] = ctx.child_double(inertia_el, key, values[key])
-    tensor = np.array(
-        [
-            [values["ixx"], values["ixy"], values["ixz"]],
-            [values["ixy"], values["iyy"], values["iyz"]],
-            [values["ixz"], values["iyz"], values["izz"]],
-        ]
-    )
+        values = tuple(ctx.child_double(inertia_el, key, default) for key, default in zip(_MOMENTS, _UNIT_MOMENTS))
+    ixx, iyy, izz, ixy, ixz, iyz = values
+    tensor = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
     finite_pose = pose is None or np.isfinite(pose).all()
-    if not (math.isfinite(mass) and all(map(math.isfinite, values.values())) and finite_pose):
+    if not (math.isfinite(mass) and all(map(math.isfinite, values)) and finite_pose):
         raise ctx.error(
             InvalidValue,
             element,
@@ -244,10 +243,18 @@ def parse_inertial(ctx: FileContext, element: Element, link_name: str, solids: l
             "inertial",
             "check <mass> and the signs of <ixy>, <ixz>, <iyz>",
         )
-    if pose is None:
+    if pose is None:  # in the link frame: the tensor as written (what turning it by the identity gives)
+        if not _has_negative_zero(values):
+            return InertialDesc(mass, np.zeros(3), tensor)
         pose = IDENTITY  # (only read)
     rotation = pose[:3, :3]
     return InertialDesc(mass, pose[:3, 3].copy(), rotation @ tensor @ rotation.T)
+
+
+def _has_negative_zero(values: tuple[float, ...]) -> bool:
+    """Whether one of `values` is -0.0, which turning a tensor by the identity makes +0.0 (or not,
+    depending on the signs of the other moments): the one case where the product is not the tensor."""
+    return 0.0 in values and any(value == 0.0 and math.copysign(1.0, value) < 0.0 for value in values)
 
 
 def _inertial_pose(ctx: FileContext, element: Element, link_name: str) -> np.ndarray | None:

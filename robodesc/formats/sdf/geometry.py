@@ -34,7 +34,7 @@ from ..xml import Element
 from .context import FileContext
 from .desc import Node
 from .spec import SHADER_TYPES
-from .values import parse_bool, parse_color, parse_double, parse_vector, text_of
+from .values import parse_bool, parse_color, parse_double, text_of
 
 
 def read_shape(ctx: FileContext, element: Element, kind: str) -> tuple[Shape, dict]:
@@ -99,7 +99,7 @@ def _vector(ctx: FileContext, element: Element, tag: str, count: int, default) -
     child = element.find(tag)
     if child is None:
         return np.array(default, dtype=float)
-    return parse_vector(text_of(child), count, ctx.at(child), tag)
+    return ctx.vector_of(child, count, tag)
 
 
 def _positive(ctx: FileContext, element: Element, what: str, values) -> None:
@@ -208,7 +208,7 @@ def _heightmap(ctx: FileContext, el: Element) -> tuple[Geometry, dict]:
 def _polyline(ctx: FileContext, el: Element) -> tuple[Geometry, dict]:
     lines = []
     for line in el.findall("polyline"):
-        points = [parse_vector(text_of(p), 2, ctx.at(p), "point") for p in line.findall("point")]
+        points = [ctx.vector_of(p, 2, "point") for p in line.findall("point")]
         height = ctx.child_double(line, "height", 1.0)
         _positive(ctx, line, "height", height)
         lines.append({"points": np.array(points).reshape(-1, 2), "height": height})

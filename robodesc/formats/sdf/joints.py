@@ -20,7 +20,7 @@ from .context import FileContext
 from .desc import AxisDesc, JointDesc
 from .names import duplicate, name_of, reference
 from .spec import JOINT_TYPE_NAMES
-from .values import parse_bool, parse_vector, text_of
+from .values import parse_bool, text_of
 
 _JOINT_TYPES = {name: JointType(name) for name in JOINT_TYPE_NAMES}
 _TRUE_TEXTS = ("true", "True", "TRUE", "1")  # what the 1.6 -> 1.7 converter maps for use_parent_model_frame
@@ -138,7 +138,7 @@ def parse_axis(ctx: FileContext, element: Element, convert14: bool) -> AxisDesc:
     xyz = np.array([0.0, 0.0, 1.0])
     expressed_in = ""
     if xyz_el is not None:
-        xyz = parse_vector(text_of(xyz_el), 3, ctx.at(xyz_el), "xyz")
+        xyz = ctx.vector_of(xyz_el, 3, "xyz")
         expressed_in = reference(ctx, xyz_el.get("expressed_in", ""), xyz_el, "//axis/xyz/@expressed_in")
     norm = math.hypot(*xyz.tolist())  # neither overflows (1e200) nor underflows (1e-200) as a sum of squares would
     if norm == 0.0:

@@ -36,6 +36,8 @@ __all__ = [
     "parse_double",
     "parse_finite",
     "plain_finite",
+    "plain_pose",
+    "plain_vector",
     "parse_int",
     "parse_pose",
     "parse_typed",
@@ -213,6 +215,18 @@ def _token_numbers(
     return values
 
 
+def plain_vector(text: str, count: int) -> np.ndarray | None:
+    """`text` as a vector when it is exactly `count` plain, finite decimal numbers (what `parse_vector`
+    then returns); None for anything else, which `parse_vector` decides. Callers try it first so that
+    the common value costs no locator for an error that cannot happen."""
+    tokens = text.split(None, count)
+    if len(tokens) == count:
+        values = _plain_tokens(tokens)
+        if values is not None:
+            return np.array(values)
+    return None
+
+
 def parse_vector(text: str, count: int, where: Where, construct: str) -> np.ndarray:
     return np.array(_stream_numbers(text, count, where, construct))
 
@@ -233,6 +247,18 @@ def parse_color(text: str, where: Where, construct: str) -> np.ndarray:
         construct,
         'write "r g b" or "r g b a", e.g. "0.8 0.1 0.1 1"',
     )
+
+
+def plain_pose(text: str) -> np.ndarray | None:
+    """The pose `x y z roll pitch yaw` when `text` is exactly six plain, finite decimal numbers (what
+    `parse_pose` then returns for roll, pitch and yaw in radians); None for anything else, which
+    `parse_pose` decides."""
+    tokens = text.split(None, 6)
+    if len(tokens) == 6:
+        values = _plain_tokens(tokens)
+        if values is not None:
+            return pose_from_xyz_rpy(values[:3], values[3:])
+    return None
 
 
 def parse_pose(text: str, rotation_format: str, degrees: bool, where: Where) -> np.ndarray:
