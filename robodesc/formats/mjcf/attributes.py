@@ -232,10 +232,12 @@ class Attributes:
 
     # -- poses and orientations -----------------------------------------------------------------
     def pose(self, element: Element, attrs: dict[str, str]) -> np.ndarray:
-        """The pose written on an element: pos plus at most one orientation specifier."""
-        pos = self.floats(element, attrs, "pos", 3, [0.0, 0.0, 0.0])
-        if _ORIENTATION_NAMES.isdisjoint(attrs):  # no rotation written or inherited: the
-            return make_pose(None, pos)  # identity quaternion's matrix is the identity, bit for bit
+        """The pose written on an element: pos plus at most one orientation specifier. Without a pos
+        the translation is the identity's (+0, as MuJoCo's default 0 0 0 gives), without a rotation
+        written or inherited the rotation is too (the identity quaternion's matrix, bit for bit)."""
+        pos = self.floats(element, attrs, "pos", 3)
+        if _ORIENTATION_NAMES.isdisjoint(attrs):
+            return make_pose(None, pos)
         return make_pose(self._rotation_matrix(element, attrs), pos)
 
     def _rotation_matrix(self, element: Element, attrs: dict[str, str]) -> np.ndarray:

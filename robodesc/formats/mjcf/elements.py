@@ -266,7 +266,7 @@ def read_geom(read: Attributes, element: Element, frame: np.ndarray, active: str
     shell = read.boolean(element, attrs, "shellinertia", False)
     if kind in PRIMITIVE_SIZES:
         _check_size(read, element, kind, size)
-    mesh = _mesh_shape(read, asset) if asset is not None and kind in ("mesh", "sdf") else None
+    mesh = _mesh_shape(read, asset, made_by) if asset is not None and kind in ("mesh", "sdf") else None
     collides = bool(contype or conaffinity)
     discarded = not collides and read.scope.compiler.discardvisual  # MuJoCo drops it but still counts its mass
     return GeomSpec(
@@ -357,11 +357,11 @@ def _plugin_instance(element: Element) -> str | None:
     return None if plugin is None else plugin.get("instance") or plugin.get("plugin") or "unnamed"
 
 
-def _mesh_shape(read: Attributes, asset: MeshAsset) -> MeshShape:
+def _mesh_shape(read: Attributes, asset: MeshAsset, made_by: str | None) -> MeshShape:
     """What a mesh geom draws; a mesh file that does not exist is noted (MuJoCo would refuse it). A
-    mesh a plugin makes has no geometry robodesc can read (compile.py leaves it out of masses)."""
+    mesh a plugin makes (`made_by`, the instance) has no geometry robodesc can read (compile.py
+    leaves it out of masses)."""
     frame = asset.frame()
-    made_by = _plugin_instance(asset.element)
     if made_by is not None:
         return MeshShape(
             asset=asset.name,
