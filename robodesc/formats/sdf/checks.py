@@ -194,17 +194,16 @@ class _Lint:
         while stack:
             children, parent, scope = stack[-1]
             for element in children:
-                tag = element.tag
-                if not isinstance(tag, str) or ":" in tag:  # a comment, or a custom element (`is_custom`)
-                    continue
+                tag = element.tag  # (a comment's is a function, never linted and without children)
                 if tag in linted:
                     self.element(element, parent, scope)
-                    if tag == "plugin":
-                        continue  # free-form content: nothing below is SDF
-                if len(element):
-                    inner = scopes.get(id(element), scope) if tag in ("model", "world") else scope
-                    stack.append((iter(element), element, inner))
-                    break  # its children now, then this element's next siblings
+                    if tag == "plugin" or not len(element):
+                        continue  # a plugin's content is free-form: nothing below is SDF
+                elif not len(element) or not isinstance(tag, str) or ":" in tag:
+                    continue  # a leaf, a comment, or a custom element (`is_custom`), whose content is not SDF
+                inner = scopes.get(id(element), scope) if tag in ("model", "world") else scope
+                stack.append((iter(element), element, inner))
+                break  # its children now, then this element's next siblings
             else:
                 stack.pop()
 
