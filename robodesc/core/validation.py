@@ -219,20 +219,21 @@ def check_finite_poses(model: Model) -> None:
 
 def _bounded(model: Model) -> bool:
     """Whether every pose of `model` is finite and every world position provably is (see
-    `check_finite_poses`): a few numpy calls over all bodies, joints and frames, and one loop of
-    float additions."""
+    `check_finite_poses`): two numpy arrays (every 4x4 pose, every axis) and one loop of float
+    additions. An offset's length is bounded by three times its largest coordinate (a max, which
+    unlike a sum cannot overflow, so numpy has nothing to warn of); a bound looser than need be
+    only sends a model down the exact path."""
     bodies = list(model.bodies.values())
-    joints = list(model.joints.values())
     frames = list(model.frames.values())
-    with np.errstate(all="ignore"):
-        poses = np.array([body.pose for body in bodies], dtype=float).reshape(-1, 4, 4)
-        frame_poses = np.array([frame.pose for frame in frames], dtype=float).reshape(-1, 4, 4)
-        origins = np.array([joint.origin for joint in joints], dtype=float)
-        axes = np.array([axis for joint in joints for axis in (joint.axis, joint.axis2) if axis is not None])
-        if not all(np.isfinite(values).all() for values in (poses, frame_poses, origins, axes)):
-            return False
-        reach = np.abs(poses[:, :3, 3]).sum(axis=1).tolist()  # the L1 length of each offset
-        frame_reach = np.abs(frame_poses[:, :3, 3]).sum(axis=1).tolist()
+    joints = list(model.joints.values())
+    poses = _stacked([body.pose for body in bodies] + [frame.pose for frame in frames] + [j.origin for j in joints])
+    axes = _stacked([axis for joint in joints for axis in (joint.axis, joint.axis2) if axis is not None])
+    if not (np.isfinite(poses).all() and np.isfinite(axes).all()):
+        return False
+    count = len(bodies)
+    # the largest coordinate of each body's and frame's offset (poses is flat: row 4k + r of pose k)
+    largest = np.abs(poses.reshape(-1, 4, 4)[: count + len(frames), :3, 3]).max(axis=1, initial=0.0).tolist()
+    reach, frame_reach = largest[:count], largest[count:]
     index = {body.name: i for i, body in enumerate(bodies)}
     for i, body in enumerate(bodies):  # parents first: a body's bound adds its offset to its parent's
         parent = index.get(body.parent) if body.parent is not None else None
@@ -240,9 +241,14 @@ def _bounded(model: Model) -> bool:
             reach[i] += reach[parent]
     for frame, offset in zip(frames, frame_reach):
         at = index.get(frame.body)
-        if at is not None and not math.isfinite(reach[at] + offset):
+        if at is not None and not math.isfinite(3.0 * (reach[at] + offset)):
             return False
-    return math.isfinite(sum(reach))  # every bound is finite and >= 0; a sum past float only sends us the slow way
+    return math.isfinite(3.0 * sum(reach))  # each bound is >= 0: their sum is finite only if all are
+
+
+def _stacked(arrays: list[Any]) -> np.ndarray:
+    """`arrays` (poses or axes) end to end in one float array: one numpy call, not one per array."""
+    return np.concatenate(arrays, dtype=float) if arrays else np.empty(0)
 
 
 def _not_finite(what: str, location: Location) -> None:
