@@ -483,6 +483,36 @@ def test_threads_evaluating_one_model_at_once_get_their_own_poses(models, backen
         sys.setswitchinterval(interval)
 
 
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs fork")
+def test_large_batches_on_the_kept_threads_in_a_process_and_a_forked_child_then_exit():
+    """Large batches are split over threads kept from call to call: several threads asking at once,
+    and a forked child (which has none of its parent's threads), must each get the poses of the
+    batch evaluated in small pieces, and the process must then exit (no thread left waiting)."""
+    import subprocess
+
+    code = f"""
+import os, numpy as np, robodesc
+from concurrent.futures import ThreadPoolExecutor
+from robodesc.core import kinematics
+kinematics._THREAD_ELEMENTS = kinematics._KERNEL_ELEMENTS = 64  # a few hundred configurations use threads
+kinematics._cpu_count = lambda: 3  # (even on a single core)
+model = robodesc.loads({URDF!r}, format="urdf")
+q = np.random.default_rng(5).uniform(-1, 1, (600, model.kinematics.nq))
+def agrees(backend):
+    pieces = np.concatenate([model.forward_kinematics_batch(q[i : i + 7], backend=backend).array for i in range(0, 600, 7)])
+    return np.array_equal(model.forward_kinematics_batch(q, backend=backend).array, pieces)
+with ThreadPoolExecutor(4) as callers:
+    assert all(callers.map(agrees, ["numpy", "auto"] * 4))
+child = os.fork()
+if child == 0:
+    os._exit(0 if agrees("numpy") and agrees("auto") else 1)
+assert os.waitpid(child, 0)[1] == 0
+print("ok")
+"""
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr
+
+
 def test_batches_of_models_of_different_sizes_in_turn_each_get_their_own_poses(models):
     """Batches of several chunks share one scratch buffer per thread, whatever the model: models of
     different sizes evaluated in turn must each get the poses they get one configuration at a time."""

@@ -706,8 +706,7 @@ class Kinematics:
         workers = min(_cpu_count(), count, work) if work > 1 else 1
         if workers > 1:  # numpy releases the GIL in its loops, so the parts run on all cores
             bounds = [count * k // workers for k in range(workers + 1)]
-            with ThreadPoolExecutor(workers) as pool:
-                list(pool.map(lambda k: _evaluate_rows(plan, q, out, bounds[k], bounds[k + 1]), range(workers)))
+            list(_pool().map(lambda k: _evaluate_rows(plan, q, out, bounds[k], bounds[k + 1]), range(workers)))
         elif count:
             _evaluate_rows(plan, q, out, 0, count)
         self._check_finite(out, names)
@@ -725,13 +724,12 @@ class Kinematics:
         workers = min(_cpu_count(), count, work) if work > 1 else 1  # no system call for small work
         if workers > 1:
             bounds = np.linspace(0, count, workers + 1).astype(int).tolist()
-            with ThreadPoolExecutor(workers) as pool:
-                found = set(
-                    pool.map(
-                        lambda k: kernel.forward(q[bounds[k] : bounds[k + 1]], out[bounds[k] : bounds[k + 1]], *arrays),
-                        range(workers),
-                    )
+            found = set(
+                _pool().map(
+                    lambda k: kernel.forward(q[bounds[k] : bounds[k + 1]], out[bounds[k] : bounds[k + 1]], *arrays),
+                    range(workers),
                 )
+            )
         else:
             found = {kernel.forward(q, out, *arrays)}
         # reported in the order the numpy path finds them: values first, then quaternions, then poses
@@ -1061,6 +1059,34 @@ def _cpu_count() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         return os.cpu_count() or 1
+
+
+_POOL: list[ThreadPoolExecutor] = []  # the threads that large batches are split over, once made
+_POOL_LOCK = threading.Lock()
+
+
+def _pool() -> ThreadPoolExecutor:
+    """The threads that large batches are split over, one per core: made on first need (a process
+    that evaluates no large batch starts none) and kept, as starting threads for every call cost
+    about 0.2 ms. Batches asked for at once from several threads queue their parts on it; each of
+    its threads keeps its scratch buffer (at most one chunk's worth) from call to call, as the
+    caller's thread does. Its threads are joined at exit, as every ThreadPoolExecutor's are."""
+    if not _POOL:
+        with _POOL_LOCK:
+            if not _POOL:
+                _POOL.append(ThreadPoolExecutor(_cpu_count(), thread_name_prefix="robodesc-kinematics"))
+    return _POOL[0]
+
+
+def _forget_pool() -> None:
+    """In a forked child, which has none of its parent's threads: the next large batch makes a pool of its own."""
+    global _POOL_LOCK
+    _POOL.clear()
+    _POOL_LOCK = threading.Lock()  # (the parent's may have been held by another thread at the fork)
+
+
+if hasattr(os, "register_at_fork"):  # (POSIX)
+    os.register_at_fork(after_in_child=_forget_pool)
 
 
 def _stacked(poses: Sequence[Any]) -> np.ndarray:
