@@ -21,7 +21,6 @@ import dataclasses
 import math
 import re
 from functools import partial
-from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -75,7 +74,7 @@ _LIMIT_KEYS = ("lower", "upper", "effort", "velocity")
 _LIMIT_DEFAULTS = (0.0, 0.0, MissingAttribute, MissingAttribute)  # effort and velocity are required
 EXTENSION_TAGS = {"gazebo", "transmission", "ros2_control"}
 _NESTED = ("inertial", "visual", "collision")  # the children of a link that have children of their own
-_TAG = attrgetter("tag")
+_SHAPE_CHILDREN = {"geometry", "origin", "material"}  # what a <visual> or <collision> may hold without an extra
 _JOINT_CHILDREN = {
     "origin",
     "parent",
@@ -95,6 +94,16 @@ _READ_ONCE = {
     "collision": ("origin", "geometry"),
     "joint": tuple(sorted(_JOINT_CHILDREN)),
 }
+
+
+def _first_children(element: Element) -> dict[str, Element]:
+    """The first child of each tag, in file order: what urdfdom reads of an element whose children it
+    reads once. Made in one pass over the children, so that an element's parts are looked up by tag
+    instead of found by a scan each, and so that `len()` tells whether any tag is written twice."""
+    first: dict[str, Element] = {}
+    for child in element:
+        first.setdefault(child.tag, child)
+    return first
 
 
 def read(data: bytes, context: LoadContext) -> Model:
@@ -208,7 +217,9 @@ class _UrdfReader:
     def _unique_name(self, element: Element, seen: dict, what: str) -> str:
         """The required name of a link, joint or material; urdfdom refuses a name used twice."""
         v = self.values
-        name = v.required(element, "name", f"every {what} needs a name")
+        name = element.get("name")
+        if name is None:  # `required` says so
+            name = v.required(element, "name", f"every {what} needs a name")
         if name in seen:
             rename = f"rename one of the {what}s called {name!r}"
             raise v.error(DuplicateName, element, f"{what} {name!r} is defined twice", name, rename)
@@ -369,49 +380,48 @@ class _UrdfReader:
         noted for `_resolve_visual_materials`, since a robot-level material may come after the link."""
         name = self._unique_name(element, links, "link")
         body = Body(name=name, location=self.values.where(element))
-        nodes = [element]  # the link and its children that have children URDF reads, for `_note_repeated`
-        seen_inertial = False
+        first: dict[str, Element] = {}  # the link's first child of each tag, filled in by the loop
+        nodes = [(element, first)]  # the link and its children that have children URDF reads, for `_note_repeated`
         for child in element:
             tag = child.tag
-            if tag in _NESTED:
-                nodes.append(child)
+            first.setdefault(tag, child)
+            if tag not in _NESTED:
+                body.extras.setdefault("xml", []).append(self._keep(child, name, "link"))
+                continue
+            parts = _first_children(child)
+            nodes.append((child, parts))
             if tag == "inertial":
-                if not seen_inertial:  # urdfdom reads the first <inertial> only
-                    body.inertial = self._inertial(child)
-                seen_inertial = True
+                if first[tag] is child:  # urdfdom reads the first <inertial> only
+                    body.inertial = self._inertial(child, parts)
             elif tag == "visual":
-                shape = self._shape(child)
+                shape = self._shape(child, parts)
                 if shape is not None:
-                    material = child.find("material")
+                    material = parts.get("material")
                     if material is not None:
                         shape.material = inline = self._material(material)
                         self._visual_materials.append((body, shape, inline, material))
                         if material.get("name") is None:  # urdfdom refuses the visual (see checks.py)
                             shape.extras.setdefault("urdf", {})["material_location"] = self.values.where(material)
                     body.visuals.append(shape)
-            elif tag == "collision":
-                shape = self._shape(child)
+            else:
+                shape = self._shape(child, parts)
                 if shape is not None:
                     body.collisions.append(shape)
-            else:
-                body.extras.setdefault("xml", []).append(self._keep(child, name, "link"))
         self._note_repeated(nodes, body.extras)
         return body
 
-    def _note_repeated(self, nodes: list[Element], extras: dict) -> None:
+    def _note_repeated(self, nodes: list[tuple[Element, dict[str, Element]]], extras: dict) -> None:
         """Record children of a link (and of its inertial, visuals and collisions) or of a joint that are
         read once (the first) but written several times, for checks.py: tag, parent, count and the
         location of the first one ignored. `nodes` are the link or joint and its children tagged as in
-        `_NESTED`, in file order. Runs on every link and joint, so the common case (nothing written
-        twice) costs one pass over each node's children."""
+        `_NESTED`, in file order, each with its `_first_children`, which the reader made anyway: the
+        common case (nothing written twice) costs a length comparison per node."""
         repeated = []
-        for node in nodes:
-            tags = set(map(_TAG, node))
-            if "geometry" in tags:
-                geometry = node.find("geometry")
-                if geometry is not None and len(geometry) > 1:  # urdfdom reads the first shape only
-                    repeated.append(self._repeated(geometry[0].tag, "geometry", len(geometry), geometry[1]))
-            if len(tags) == len(node):  # the common case: nothing written twice
+        for node, first in nodes:
+            geometry = first.get("geometry")
+            if geometry is not None and len(geometry) > 1:  # urdfdom reads the first shape only
+                repeated.append(self._repeated(geometry[0].tag, "geometry", len(geometry), geometry[1]))
+            if len(first) == len(node):  # the common case: nothing written twice
                 continue
             once = _READ_ONCE.get(node.tag, ())
             written: dict[str, list[Element]] = {}
@@ -428,12 +438,12 @@ class _UrdfReader:
         """One fact for checks.py's `repeated-element`: `tag` written `count` times in `parent`."""
         return {"tag": tag, "parent": parent, "count": count, "location": self.values.where(ignored)}
 
-    def _inertial(self, element: Element) -> Inertial | None:
+    def _inertial(self, element: Element, parts: dict[str, Element]) -> Inertial | None:
         """Mass properties in body axes; an <inertial> without <mass> or <inertia> is dropped, as urdfdom
-        drops it, and the link loads without one."""
+        drops it, and the link loads without one. `parts` is the element's `_first_children`."""
         v = self.values
-        mass_el = element.find("mass")
-        inertia_el = element.find("inertia")
+        mass_el = parts.get("mass")
+        inertia_el = parts.get("inertia")
         if mass_el is None or inertia_el is None:
             missing = "<mass>" if mass_el is None else "<inertia>"
             self.model.diagnose(
@@ -449,17 +459,18 @@ class _UrdfReader:
         if numbers is None:  # a fault, found (and reported) number by number
             numbers = [v.number(mass_el, "value"), *v.numbers_of(inertia_el, _INERTIA_KEYS)]
         tensor = np.array(numbers)[_INERTIA_TENSOR]
-        origin = element.find("origin")
+        origin = parts.get("origin")
         xyz, rpy = self._xyz_rpy(origin) if origin is not None else (_ZERO3, _ZERO3)
         if any(rpy):  # the tensor is given in the <origin> frame: express it in body axes
             rotation = rpy_to_matrix(*rpy)
             tensor = rotation @ tensor @ rotation.T
         return Inertial(mass=numbers[0], com=np.array(xyz), inertia=tensor)  # xyz holds floats: a float array
 
-    def _shape(self, element: Element) -> Shape | None:
-        """A <visual> or <collision>, or None when its geometry is left out (see `_geometry`)."""
+    def _shape(self, element: Element, parts: dict[str, Element]) -> Shape | None:
+        """A <visual> or <collision>, or None when its geometry is left out (see `_geometry`). `parts` is
+        the element's `_first_children`: only an element with other children is walked for extras."""
         v = self.values
-        geometry_el = element.find("geometry")
+        geometry_el = parts.get("geometry")
         if geometry_el is None:
             raise v.error(
                 MissingAttribute,
@@ -471,10 +482,11 @@ class _UrdfReader:
         geometry = self._geometry(geometry_el)
         if geometry is None:
             return None
-        shape = Shape(geometry=geometry, pose=self._pose(element.find("origin")), name=element.get("name"))
-        for child in element:
-            if child.tag not in ("geometry", "origin", "material"):
-                shape.extras.setdefault("xml", []).append(self._keep(child, None, element.tag))
+        shape = Shape(geometry=geometry, pose=self._pose(parts.get("origin")), name=element.get("name"))
+        if not parts.keys() <= _SHAPE_CHILDREN:
+            for child in element:
+                if child.tag not in _SHAPE_CHILDREN:
+                    shape.extras.setdefault("xml", []).append(self._keep(child, None, element.tag))
         return shape
 
     def _geometry(self, element: Element) -> Geometry | None:
@@ -545,16 +557,17 @@ class _UrdfReader:
         same order."""
         name = self._unique_name(element, joints, "joint")
         kind = self._joint_type(element, name)
-        parent = self._joint_end(element, name, "parent")
-        child = self._joint_end(element, name, "child")
-        origin = self._pose(element.find("origin"))
+        parts = _first_children(element)  # urdfdom reads the first of each child
+        parent = self._joint_end(element, parts, name, "parent")
+        child = self._joint_end(element, parts, name, "child")
+        origin = self._pose(parts.get("origin"))
         self._joint_parts[name] = element
         extras: dict[str, Any] = {}  # the steps below note what the model has no field for
-        axis = self._joint_axis(name, kind, element, extras)
-        limits = self._joint_limits(name, kind, element, extras)
-        dynamics, mimic = self._joint_dynamics_and_mimic(name, element)
-        self._joint_urdf_only(element, extras)
-        self._joint_kept(name, element, extras)
+        axis = self._joint_axis(name, kind, parts.get("axis"), extras)
+        limits = self._joint_limits(name, kind, element, parts.get("limit"), extras)
+        dynamics, mimic = self._joint_dynamics_and_mimic(name, parts)
+        self._joint_urdf_only(parts, extras)
+        self._joint_kept(name, element, parts, extras)
         return Joint(
             name=name,
             type=kind,
@@ -573,7 +586,9 @@ class _UrdfReader:
         """The type decides which of the other children apply, so it is read first; an unknown type
         (the names are case-sensitive, as in urdfdom) is refused with a "did you mean"."""
         v = self.values
-        type_text = v.required(element, "type", "fixed, revolute, continuous, prismatic, floating or planar")
+        type_text = element.get("type")
+        if type_text is None:  # `required` says so
+            type_text = v.required(element, "type", "fixed, revolute, continuous, prismatic, floating or planar")
         kind = JOINT_TYPES.get(type_text)
         if kind is None:
             raise v.error(
@@ -585,10 +600,11 @@ class _UrdfReader:
             )
         return kind
 
-    def _joint_end(self, element: Element, name: str, end: str) -> str:
-        """The link named by <parent> or <child>: both are required here; whether the link exists is
-        checked in `_build_tree`, once all links are read, since a joint may come before its links."""
-        end_el = element.find(end)
+    def _joint_end(self, element: Element, parts: dict[str, Element], name: str, end: str) -> str:
+        """The link named by <parent> or <child> (`parts` is the joint's `_first_children`): both are
+        required here; whether the link exists is checked in `_build_tree`, once all links are read,
+        since a joint may come before its links."""
+        end_el = parts.get(end)
         if end_el is None:
             raise self.values.error(
                 MissingAttribute,
@@ -599,11 +615,13 @@ class _UrdfReader:
             )
         return self.values.required(end_el, "link")
 
-    def _joint_axis(self, name: str, kind: JointType, element: Element, extras: dict[str, Any]) -> np.ndarray:
-        """The axis as a unit vector, as KDL and pinocchio use it. Without xyz it is 1 0 0 (yourdfpy;
-        urdfdom reads a zero axis, hence the warning); a zero axis cannot move a joint, but fixed and
-        floating joints do not use theirs. A rescaled axis is kept as written for `robodesc check`."""
-        axis_el = element.find("axis")
+    def _joint_axis(
+        self, name: str, kind: JointType, axis_el: Element | None, extras: dict[str, Any]
+    ) -> np.ndarray:
+        """The axis of the joint's <axis> as a unit vector, as KDL and pinocchio use it. Without xyz it is
+        1 0 0 (yourdfpy; urdfdom reads a zero axis, hence the warning); a zero axis cannot move a joint,
+        but fixed and floating joints do not use theirs. A rescaled axis is kept as written for
+        `robodesc check`."""
         if axis_el is None:
             return np.array(_X_AXIS)
         v = self.values
@@ -635,13 +653,14 @@ class _UrdfReader:
         facts["written_axis"], facts["axis_location"] = list(xyz), v.where(axis_el)
         return np.array([x / norm for x in xyz])  # numpy's element-wise division, bit for bit
 
-    def _joint_limits(self, name: str, kind: JointType, element: Element, extras: dict[str, Any]) -> Limits:
-        """<limit> is read and checked on every joint type, as urdfdom does, but only revolute and
-        prismatic joints need one and keep its lower/upper (ROS ignores them elsewhere); dropped ones
+    def _joint_limits(
+        self, name: str, kind: JointType, element: Element, limit_el: Element | None, extras: dict[str, Any]
+    ) -> Limits:
+        """The joint's <limit>, read and checked on every joint type, as urdfdom does, but only revolute
+        and prismatic joints need one and keep its lower/upper (ROS ignores them elsewhere); dropped ones
         are kept as written for `robodesc check`. Without <limit>, every field stays None."""
         v = self.values
         bounded = kind in (JointType.REVOLUTE, JointType.PRISMATIC)
-        limit_el = element.find("limit")
         if limit_el is None:
             if bounded:
                 raise v.error(
@@ -661,13 +680,13 @@ class _UrdfReader:
             facts["limit_location"] = v.where(limit_el)
         return Limits(effort=effort, velocity=velocity)
 
-    def _joint_dynamics_and_mimic(self, name: str, element: Element) -> tuple[Dynamics, Mimic | None]:
-        """<dynamics> and <mimic>, which the model holds as typed fields. urdfdom refuses a <dynamics>
-        with neither damping nor friction; whether a mimic's leader exists is checked in `_check_mimics`,
-        once all joints are read."""
+    def _joint_dynamics_and_mimic(self, name: str, parts: dict[str, Element]) -> tuple[Dynamics, Mimic | None]:
+        """<dynamics> and <mimic> (from the joint's `_first_children`), which the model holds as typed
+        fields. urdfdom refuses a <dynamics> with neither damping nor friction; whether a mimic's leader
+        exists is checked in `_check_mimics`, once all joints are read."""
         v = self.values
         dynamics = Dynamics()
-        dynamics_el = element.find("dynamics")
+        dynamics_el = parts.get("dynamics")
         if dynamics_el is not None:
             if "damping" not in dynamics_el.attrib and "friction" not in dynamics_el.attrib:
                 raise v.error(
@@ -679,7 +698,7 @@ class _UrdfReader:
                 )
             damping, friction = v.numbers_of(dynamics_el, ("damping", "friction"), (0.0, 0.0))
             dynamics = Dynamics(damping=damping, friction=friction)
-        mimic_el = element.find("mimic")
+        mimic_el = parts.get("mimic")
         if mimic_el is None:
             return dynamics, None
         mimic = Mimic(
@@ -689,11 +708,12 @@ class _UrdfReader:
         )
         return dynamics, mimic
 
-    def _joint_urdf_only(self, element: Element, extras: dict[str, Any]) -> None:
-        """<safety_controller> and <calibration>: checked as urdfdom checks them (k_velocity required)
-        and kept under `extras["urdf"]`, since no other format has them and the model has no field for them."""
+    def _joint_urdf_only(self, parts: dict[str, Element], extras: dict[str, Any]) -> None:
+        """<safety_controller> and <calibration> (from the joint's `_first_children`): checked as urdfdom
+        checks them (k_velocity required) and kept under `extras["urdf"]`, since no other format has them
+        and the model has no field for them."""
         v = self.values
-        safety_el = element.find("safety_controller")
+        safety_el = parts.get("safety_controller")
         if safety_el is not None:
             extras.setdefault("urdf", {})["safety_controller"] = {
                 "k_velocity": v.number(safety_el, "k_velocity"),
@@ -701,21 +721,24 @@ class _UrdfReader:
                 "soft_lower_limit": v.number(safety_el, "soft_lower_limit", 0.0),
                 "soft_upper_limit": v.number(safety_el, "soft_upper_limit", 0.0),
             }
-        calibration_el = element.find("calibration")
+        calibration_el = parts.get("calibration")
         if calibration_el is not None:
             extras.setdefault("urdf", {})["calibration"] = {
                 key: v.number(calibration_el, key, None) for key in ("reference_position", "rising", "falling")
             }
 
-    def _joint_kept(self, name: str, element: Element, extras: dict[str, Any]) -> None:
+    def _joint_kept(self, name: str, element: Element, parts: dict[str, Element], extras: dict[str, Any]) -> None:
         """What URDF does not define is kept, not lost: unknown children as `extras["xml"]` (with an
-        info diagnostic), and children written more than once (urdfdom reads the first) for checks.py."""
-        nodes = [element]  # the joint and its children that have children a link's children have
+        info diagnostic), and children written more than once (urdfdom reads the first) for checks.py.
+        `parts` (the joint's `_first_children`) tells the common case, nothing to keep, without a walk."""
+        if len(parts) == len(element) and parts.keys() <= _JOINT_CHILDREN:
+            return
+        nodes = [(element, parts)]  # the joint and its children that have children a link's children have
         for child in element:
             if child.tag not in _JOINT_CHILDREN:
                 extras.setdefault("xml", []).append(self._keep(child, name, "joint"))
                 if child.tag in _NESTED:
-                    nodes.append(child)
+                    nodes.append((child, _first_children(child)))
         self._note_repeated(nodes, extras)
 
     # -- the tree ------------------------------------------------------------------------------
