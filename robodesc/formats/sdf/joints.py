@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from ...core.errors import InvalidValue, Location, MissingAttribute, UnsupportedJointType, did_you_mean
+from ...core.errors import InvalidValue, MissingAttribute, UnsupportedJointType, did_you_mean
 from ...core.model import Dynamics, JointType, Limits
 from ..xml import Element
 from .context import FileContext
@@ -42,7 +42,7 @@ _AXIS_CHILDREN = {"xyz", "limit", "dynamics", "use_parent_model_frame", "mimic",
 def parse_joint(ctx: FileContext, element: Element, convert14: bool) -> JointDesc:
     name = name_of(ctx, element, "joint")
     kind = _joint_type(ctx, element, name)
-    parent, child = _joint_ends(ctx, element, name)
+    (parent, parent_el), (child, child_el) = _joint_ends(ctx, element, name)
     where = ctx.where(element)
     joint = JointDesc(
         name=name,
@@ -51,8 +51,8 @@ def parse_joint(ctx: FileContext, element: Element, convert14: bool) -> JointDes
         child=child,
         pose=ctx.pose_of(element, where),
         location=where,
-        parent_location=_where_child(ctx, element, "parent"),
-        child_location=_where_child(ctx, element, "child"),
+        parent_location=ctx.where(parent_el),
+        child_location=ctx.where(child_el),
     )
     for tag in ("axis", "axis2"):
         axis_el = element.find(tag)
@@ -91,9 +91,10 @@ def _joint_type(ctx: FileContext, element: Element, name: str) -> JointType:
     return kind
 
 
-def _joint_ends(ctx: FileContext, element: Element, name: str) -> tuple[str, str]:
-    """(parent, child) as written: the names of two different frames, the child not the world."""
-    ends = {}
+def _joint_ends(ctx: FileContext, element: Element, name: str) -> tuple[tuple[str, Element], tuple[str, Element]]:
+    """(parent, its element), (child, its element) as written: the names of two different frames, the
+    child not the world."""
+    ends = []
     for end in ("parent", "child"):
         end_el = element.find(end)
         if end_el is None:
@@ -104,22 +105,15 @@ def _joint_ends(ctx: FileContext, element: Element, name: str) -> tuple[str, str
                 f"joint/{end}",
                 f"add <{end}>LINK_NAME</{end}>",
             )
-        ends[end] = reference(ctx, text_of(end_el), end_el, f"joint {end}")
-    parent, child = ends["parent"], ends["child"]
-    child_el = element.find("child")
-    assert child_el is not None  # checked above
+        ends.append((reference(ctx, text_of(end_el), end_el, f"joint {end}"), end_el))
+    (parent, parent_el), (child, child_el) = ends
     if child == "world":
         swap = "the world can only be a joint's parent; swap <parent> and <child>"
         raise ctx.error(InvalidValue, child_el, f"joint {name!r} has the world as its child", "joint/child", swap)
     if child == parent:
         both = f"joint {name!r} names {child!r} as both parent and child"
         raise ctx.error(InvalidValue, child_el, both, "joint/child", "a joint connects two different links")
-    return parent, child
-
-
-def _where_child(ctx: FileContext, element: Element, tag: str) -> Location | None:
-    child = element.find(tag)
-    return ctx.where(child) if child is not None else None
+    return (parent, parent_el), (child, child_el)
 
 
 def _screw_thread_pitch(ctx: FileContext, element: Element) -> float:
