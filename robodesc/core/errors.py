@@ -19,9 +19,15 @@ class Location:
     `node=(document, element)` instead of `line` and `element`, where `document` has
     `line_of(element)` and `path_of(element)`: both are then worked out only when someone reads
     them, which keeps loading fast when nothing goes wrong.
+
+    The node is kept in two slots (`_document`, `_at`), not as the tuple given: readers make a
+    location per element they read, and a kept tuple is one more object for Python's cyclic
+    collector to count and walk (TALOS: 372 per load).
     """
 
-    __slots__ = ("file", "column", "_line", "_element", "_node")
+    __slots__ = ("file", "column", "_line", "_element", "_document", "_at")
+    _document: Any  # has line_of(at) and path_of(at); None when nothing is left to work out
+    _at: Any  # the element (or what stands for it) that `_document` is asked about
 
     def __init__(
         self,
@@ -35,20 +41,28 @@ class Location:
         self.column = column
         self._line = line
         self._element = element
-        self._node = node
+        self._document, self._at = (None, None) if node is None else node
+
+    @property
+    def _node(self) -> tuple[Any, Any] | None:
+        """`(document, element)` as given, or None once resolved elsewhere (a plugin that moves a
+        location to another file sets it to None, having set `file`, `_line` and `_element`)."""
+        return None if self._document is None else (self._document, self._at)
+
+    @_node.setter
+    def _node(self, node: tuple[Any, Any] | None) -> None:
+        self._document, self._at = (None, None) if node is None else node
 
     @property
     def line(self) -> int | None:
-        if self._line is None and self._node is not None:
-            document, element = self._node
-            self._line = document.line_of(element)
+        if self._line is None and self._document is not None:
+            self._line = self._document.line_of(self._at)
         return self._line
 
     @property
     def element(self) -> str | None:
-        if self._element is None and self._node is not None:
-            document, element = self._node
-            self._element = document.path_of(element)
+        if self._element is None and self._document is not None:
+            self._element = self._document.path_of(self._at)
         return self._element
 
     def _key(self) -> tuple:
