@@ -660,11 +660,12 @@ class Kinematics:
         else:
             # one sum each for the values and the poses (finite unless something is not, or they are
             # near 1e308), and the exact checks only then: for one configuration, every numpy call counts
+            # (the sums by np.add.reduce itself, which ndarray.sum calls through a Python wrapper)
             with np.errstate(all="ignore"):  # an overflow is refused below, by name, not as a numpy warning
-                if not plan.shows_bad_values and not math_isfinite(q.sum()):
+                if not plan.shows_bad_values and not math_isfinite(np.add.reduce(q, None)):
                     _check_values(q)
                 _evaluate_single(plan, q, out[0])
-                finite = math_isfinite(out.sum())
+                finite = math_isfinite(np.add.reduce(out, None))
             if not finite:
                 _check_values(q)
                 self._check_finite(out, names)
