@@ -34,7 +34,7 @@ from ..xml import Element
 from .context import FileContext
 from .desc import Node
 from .spec import SHADER_TYPES
-from .values import parse_bool, parse_color, parse_double, text_of
+from .values import parse_bool, parse_color, parse_double, plain_color, text_of
 
 
 def read_shape(ctx: FileContext, element: Element, kind: str) -> tuple[Shape, dict]:
@@ -268,7 +268,9 @@ def read_material(ctx: FileContext, element: Element) -> Material:
     for tag in ("ambient", "diffuse", "specular", "emissive"):
         child = element.find(tag)
         if child is not None:
-            colors[tag] = parse_color(text_of(child), ctx.at(child), tag)
+            text = text_of(child)
+            color = plain_color(text)  # the common case, without making a locator for an error
+            colors[tag] = color if color is not None else parse_color(text, ctx.at(child), tag)
     material.color = colors.get("diffuse", colors.get("ambient"))
     script = element.find("script")
     if script is not None:

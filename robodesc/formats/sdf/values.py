@@ -35,6 +35,7 @@ __all__ = [
     "parse_color",
     "parse_double",
     "parse_finite",
+    "plain_color",
     "plain_finite",
     "plain_pose",
     "plain_vector",
@@ -231,6 +232,20 @@ def parse_vector(text: str, count: int, where: Where, construct: str) -> np.ndar
     return np.array(_stream_numbers(text, count, where, construct))
 
 
+def _rgba(values: list[float] | None) -> np.ndarray | None:
+    """3 or 4 numbers as an RGBA color (alpha defaults to 1) when each is in [0, 1]; else None."""
+    if values is not None and all(0.0 <= v <= 1.0 for v in values):
+        return np.array(values + [1.0] * (4 - len(values)))
+    return None
+
+
+def plain_color(text: str) -> np.ndarray | None:
+    """`text` as a color when it is 3 or 4 plain decimal numbers in [0, 1] (what `parse_color` then
+    returns); None for anything else, which `parse_color` decides."""
+    tokens = _tokens(text, 4)
+    return _rgba(_plain_tokens(tokens)) if len(tokens) in (3, 4) else None
+
+
 def parse_color(text: str, where: Where, construct: str) -> np.ndarray:
     """An RGBA color: 3 or 4 numbers in [0, 1] (alpha defaults to 1)."""
     tokens = _tokens(text, 4)
@@ -238,8 +253,9 @@ def parse_color(text: str, where: Where, construct: str) -> np.ndarray:
         values = _plain_tokens(tokens)
         if values is None and all(_STREAM_NUMBER.fullmatch(t) for t in tokens):
             values = [float(t) for t in tokens]
-        if values is not None and all(0.0 <= v <= 1.0 for v in values):
-            return np.array(values + [1.0] * (4 - len(values)))
+        color = _rgba(values)
+        if color is not None:
+            return color
     raise _fail(
         MalformedValue,
         f"<{construct}> holds {excerpt(text)}; a color is 3 or 4 numbers between 0 and 1",
