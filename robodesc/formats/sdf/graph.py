@@ -289,9 +289,12 @@ class Scope:
         vertex = self.local.get(name)
         if vertex is not None and vertex.instance is None:  # the common cases, where no loop can be:
             relative_to = vertex.relative_to  # relative to the root, or to a frame of this scope already placed
-            base = _I4 if relative_to == self.root else None
+            base = _I4 if relative_to == self.root else None  # ... or to be placed from the root (a joint's child)
             if base is None and relative_to in self.local:
                 base = self._poses.get(relative_to)
+                other = self.local[relative_to]
+                if base is None and other.instance is None and other.relative_to == self.root:
+                    base = self._poses[relative_to] = _I4 @ other.pose  # what the general walk below gives it
             if base is not None:
                 found = self._poses[name] = base @ vertex.pose
                 return found
