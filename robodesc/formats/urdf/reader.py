@@ -142,8 +142,7 @@ class _UrdfReader:
         visual and collision), so each text is turned into a pose once per load and copied after."""
         if element is None:
             return IDENTITY.copy()
-        attrib = element.attrib
-        key = (attrib.get("xyz"), attrib.get("rpy"))
+        key = (element.get("xyz"), element.get("rpy"))
         pose = self._poses.get(key)
         if pose is None:
             pose = self._poses[key] = pose_from_xyz_rpy(*self._xyz_rpy(element))
@@ -538,14 +537,16 @@ class _UrdfReader:
             )
             return None
         scale = self._array(element, "scale", 3) if "scale" in element.attrib else _ONES3.copy()
-        where = v.where(element)
-        path, tried = self.context.resolve(uri, where)
+        # the mesh's location is said only by a confined load's refusal and the diagnostic below: a
+        # mesh found in an unconfined load (nearly every one) is never located
+        confined = self.context.allowed_roots is not None
+        path, tried = self.context.resolve(uri, v.where(element) if confined else None)
         if path is None:
             self.model.diagnose(
                 Severity.WARNING,
                 "mesh-not-found",
                 f"mesh {uri!r} cannot be found",
-                where,
+                v.where(element),
                 "pass search_paths=[...] or set ROS_PACKAGE_PATH",
             )
         return Mesh(uri=uri, scale=scale, path=path, tried=tried)
@@ -685,9 +686,10 @@ class _UrdfReader:
         fields. urdfdom refuses a <dynamics> with neither damping nor friction; whether a mimic's leader
         exists is checked in `_check_mimics`, once all joints are read."""
         v = self.values
-        dynamics = Dynamics()
         dynamics_el = parts.get("dynamics")
-        if dynamics_el is not None:
+        if dynamics_el is None:
+            dynamics = Dynamics()
+        else:
             if "damping" not in dynamics_el.attrib and "friction" not in dynamics_el.attrib:
                 raise v.error(
                     MissingAttribute,
