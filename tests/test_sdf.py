@@ -97,6 +97,17 @@ def test_inertial_pose_and_tensor_are_expressed_about_the_com_in_link_axes():
     assert_close(inertial.inertia, np.diag([2.0, 1.0, 3.0]))  # x and y swap under a quarter turn about z
 
 
+def test_an_inertial_without_a_pose_keeps_its_tensor_as_written():
+    """In the link frame the tensor is the one written, bit for bit: off-diagonal products of either sign,
+    zeros and moments of very different sizes."""
+    moments = "<ixx>0.3</ixx><iyy>0.2</iyy><izz>0.25</izz><ixy>-0.01</ixy><ixz>0</ixz><iyz>1e-300</iyz>"
+    model = loads(sdf(f'<link name="a"><inertial><mass>2</mass><inertia>{moments}</inertia></inertial></link>'))
+    inertia = model.bodies["a"].inertial.inertia
+    expected = np.array([[0.3, -0.01, 0.0], [-0.01, 0.2, 1e-300], [0.0, 1e-300, 0.25]])
+    assert inertia.tobytes() == expected.tobytes()
+    assert_close(model.bodies["a"].inertial.com, [0, 0, 0])
+
+
 def test_auto_inertia_from_collisions_sdf_1_11():
     model = loads(
         sdf(
