@@ -607,6 +607,17 @@ def test_unresolvable_mesh_is_a_warning_and_resolved_path_lists_what_was_tried(t
     assert expected in str(err)
 
 
+def test_a_confined_load_refuses_a_mesh_outside_its_folders_at_the_mesh(tmp_path):
+    text = MESH_URDF.format(uri="../outside.stl")
+    (tmp_path / "inside").mkdir()
+    with pytest.raises(robodesc.ResourceRefused) as info:
+        robodesc.loads(text, format="urdf", base_dir=tmp_path / "inside", confine=True)
+    assert info.value.location.line == 3
+    assert info.value.location.element.endswith("/visual/geometry/mesh")
+    unconfined = robodesc.loads(text, format="urdf", base_dir=tmp_path / "inside")
+    assert [d.location.line for d in unconfined.diagnostics if d.code == "mesh-not-found"] == [3]
+
+
 def test_unresolvable_relative_mesh(tmp_path):
     model = robodesc.loads(MESH_URDF.format(uri="nope/missing.stl"), format="urdf", base_dir=tmp_path)
     assert [d.code for d in model.diagnostics] == ["mesh-not-found"]
