@@ -68,25 +68,25 @@ def build_model(spec: ModelSpec) -> Model:
 def _add_items(model: Model, top: BodySpec, joints: list[Joint], trails: list[tuple]) -> None:
     """What body `top` holds, in document order, into the model (child bodies with what they hold,
     each before the items that follow it)."""
-    pending = [(top, iter(top.items))]  # bodies being read, with the items still to read
+    pending = [(top, model.bodies[top.name], iter(top.items))]  # bodies being read, with the items still to read
     while pending:
-        spec, items = pending[-1]
+        spec, body, items = pending[-1]
         item = next(items, None)
         if item is None:
             pending.pop()
-            continue
-        body = model.bodies[spec.name]
-        if isinstance(item, BodySpec):
-            model.bodies[item.name] = Body(name=item.name, parent=spec.name, pose=item.pose, location=item.location)
-            pending.append((item, iter(item.items)))
+        elif isinstance(item, GeomSpec):  # (the most common item first)
+            _add_shape(body, item)
+        elif isinstance(item, BodySpec):
+            child = model.bodies[item.name] = Body(
+                name=item.name, parent=spec.name, pose=item.pose, location=item.location
+            )
+            pending.append((item, child, iter(item.items)))
         elif isinstance(item, JointSpec):
             joint = _joint(item, body)
             model.joints[item.name] = joint
             body.joints = (*body.joints, item.name)
             joints.append(joint)
             trails.append(item.trail)
-        elif isinstance(item, GeomSpec):
-            _add_shape(body, item)
         elif isinstance(item, SiteSpec):
             extras = {"mjcf": item.attributes}
             frame = Frame(name=item.name, body=spec.name, pose=item.pose, location=item.location, extras=extras)

@@ -60,10 +60,18 @@ def _mass_bodies(top: BodySpec) -> dict[str, _MassBody]:
     pending = [top]
     while pending:
         spec = pending.pop()
-        geoms = [item for item in spec.items if isinstance(item, GeomSpec)]
-        moving = any(isinstance(item, JointSpec) for item in spec.items)
+        geoms: list[GeomSpec] = []
+        inner: list[BodySpec] = []
+        moving = False
+        for item in spec.items:  # one pass over what the body holds
+            if isinstance(item, GeomSpec):
+                geoms.append(item)
+            elif isinstance(item, BodySpec):
+                inner.append(item)
+            elif isinstance(item, JointSpec):
+                moving = True
         found[spec.name] = _MassBody(spec, geoms, moving)
-        pending.extend(item for item in reversed(spec.items) if isinstance(item, BodySpec))
+        pending.extend(reversed(inner))
     return found
 
 
@@ -277,8 +285,8 @@ def _note_plugin_meshes(model: Model, bodies: dict[str, _MassBody], c: Compiler)
 def _has_mass(info: _MassBody) -> bool:
     if info.unknown:
         return True
-    p = info.principal
-    return p is not None and p.mass >= MJ_MINVAL and bool(np.all(p.moments >= MJ_MINVAL))
+    p = info.principal  # (the moments compared as plain floats: np.all's verdict, NaN failing, without its wrapper)
+    return p is not None and p.mass >= MJ_MINVAL and all(moment >= MJ_MINVAL for moment in p.moments.tolist())
 
 
 def _welded_body_has_mass(bodies: dict[str, _MassBody], name: str, children: dict[str, list[str]]) -> bool:
