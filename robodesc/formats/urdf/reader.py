@@ -502,6 +502,8 @@ class _UrdfReader:
             )
         shape = element[0]
         tag = shape.tag
+        if tag == "mesh":  # first: real robots are nearly all meshes
+            return self._mesh(shape)
         if tag == "box":
             return Box(size=self._array(shape, "size", 3))
         if tag == "sphere":
@@ -510,8 +512,6 @@ class _UrdfReader:
             return Cylinder(radius=v.number(shape, "radius"), length=v.number(shape, "length"))
         if tag == "capsule":
             return Capsule(radius=v.number(shape, "radius"), length=v.number(shape, "length"))
-        if tag == "mesh":
-            return self._mesh(shape)
         raise v.error(
             UnsupportedGeometry,
             shape,
