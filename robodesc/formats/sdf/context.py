@@ -112,7 +112,10 @@ class FileContext(LocatingValues):
 
     def resolve_resource(self, uri: str, element: Element) -> tuple[str | None, list[str]]:
         """A mesh or heightmap URI: resolved (existence only); a miss is a warning, as in libsdformat."""
-        path, tried = self.loader.resolve(uri, self.base_dirs, self.where(element))
+        # the element's location is said only by a confined load's refusal and the warning below (which
+        # locates it itself): a load that is not confined makes none for every mesh found
+        confined = self.loader.context.allowed_roots is not None
+        path, tried = self.loader.resolve(uri, self.base_dirs, self.where(element) if confined else None)
         if path is None:
             self.diagnose(
                 Severity.WARNING,
