@@ -8,12 +8,15 @@ test therefore fails when a crash was raised during it, caught or not, unless th
 
 from __future__ import annotations
 
+import gc
 from importlib.metadata import entry_points
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from robodesc import PluginCrash
+from robodesc.formats.xml import Document
 
 
 def assert_close(actual: object, expected: object, atol: float = 1e-9) -> None:
@@ -25,6 +28,13 @@ def other_plugins() -> str:
     """The installed plugins that are not robodesc's own (robodesc-xacro, installed with the project),
     as ROBODESC_DISABLE_PLUGINS takes them: for a subprocess whose output lists robodesc's formats."""
     return ",".join(e.name for e in entry_points(group="robodesc") if not e.value.startswith("robodesc."))
+
+
+def documents_alive(folder: Path) -> list[Document]:
+    """The parsed XML documents of files in `folder` still in memory, after a collection: a loaded
+    model should keep none (its locations keep the files' bytes, not their trees)."""
+    gc.collect()
+    return [o for o in gc.get_objects() if isinstance(o, Document) and str(folder) in (o.source or "")]
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -4,11 +4,11 @@ element path it named while they were there, also in a file that had another spl
 
 from __future__ import annotations
 
-import gc
 from pathlib import Path
 
+from conftest import documents_alive
+
 import robodesc
-from robodesc.formats.xml import Document
 
 MAIN = """\
 <mujoco model="main">
@@ -56,18 +56,13 @@ def _write(folder: Path) -> Path:
     return main
 
 
-def _documents_of(folder: Path) -> list[Document]:
-    gc.collect()
-    return [o for o in gc.get_objects() if isinstance(o, Document) and str(folder) in (o.source or "")]
-
-
 def _where(location: robodesc.Location) -> tuple[str, int | None, str | None]:
     return Path(location.file or "").name, location.line, location.element
 
 
 def test_a_loaded_model_keeps_no_parsed_document_and_its_locations_still_say_where(tmp_path):
     model = robodesc.load(_write(tmp_path))
-    assert _documents_of(tmp_path) == []  # the trees are gone: the model keeps the files' bytes
+    assert documents_alive(tmp_path) == []  # the trees are gone: the model keeps the files' bytes
 
     assert _where(model.bodies["part"].location) == ("part.xml", 2, "/mujoco/body[@name='part']")
     assert _where(model.joints["hinge"].location) == ("part.xml", 3, "/mujoco/body[@name='part']/joint[@name='hinge']")

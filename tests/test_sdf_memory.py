@@ -3,11 +3,11 @@ files it includes), yet every location in it still names the line and element pa
 
 from __future__ import annotations
 
-import gc
 from pathlib import Path
 
+from conftest import documents_alive
+
 import robodesc
-from robodesc.formats.xml import Document
 
 ARM = """\
 <?xml version="1.0"?>
@@ -53,14 +53,9 @@ def _write(folder: Path) -> Path:
     return world
 
 
-def _documents_of(folder: Path) -> list[Document]:
-    gc.collect()
-    return [o for o in gc.get_objects() if isinstance(o, Document) and str(folder) in (o.source or "")]
-
-
 def test_a_loaded_model_keeps_no_parsed_document_and_its_locations_still_say_where(tmp_path):
     model = robodesc.load(_write(tmp_path))
-    assert _documents_of(tmp_path) == []  # the trees are gone: the model keeps the files' bytes
+    assert documents_alive(tmp_path) == []  # the trees are gone: the model keeps the files' bytes
 
     body = model.bodies["left::base"]
     assert (body.location.line, body.location.element) == (4, "/sdf/model[@name='arm']/link[@name='base']")
