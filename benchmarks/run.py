@@ -720,7 +720,7 @@ def bench_memory(run: Run) -> None:
     paths = robot_paths(run)
     with tempfile.TemporaryDirectory() as tmp:
         size = 100 if run.args.quick else 1000  # tracemalloc makes a load several times slower
-        for fmt, shape in (("urdf", "chain"), ("mjcf", "tree")):
+        for fmt, shape in (("urdf", "chain"), ("sdf", "chain"), ("mjcf", "tree")):
             paths[f"generated {fmt.upper()} {shape}, {size:,} bodies"] = write_model(Path(tmp), fmt, shape, size)
         for label, path in paths.items():
             print(f"memory {label} ...", flush=True)
