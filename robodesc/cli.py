@@ -41,7 +41,6 @@ from .core.errors import (
 )
 from .core.kinematics import Poses
 from .core.model import Body, Joint, Limits, Model
-from .core.resources import read_file
 from .core.transforms import invert_pose, matrix_to_rpy
 from .core.writing import Loss
 from .plugins import PluginInfo, Registry, default_registry
@@ -111,7 +110,7 @@ def _candidates(paths: Sequence[str]) -> tuple[list[str], dict[str, str]]:
                     unreadable[full] = why
                 elif lower.endswith(extensions):
                     try:
-                        if not _fragment(registry, full):
+                        if not registry.is_fragment(full):
                             files.append(full)
                     except (OSError, RobodescError):  # checking it says why it cannot be read
                         files.append(full)
@@ -138,16 +137,6 @@ def _unreadable_file(path: str) -> str | None:
     if not os.access(path, os.R_OK):
         return "permission denied"
     return None
-
-
-def _fragment(registry: Registry, path: str) -> bool:
-    """Whether the file's format calls it only a part for other files to include. Formats without
-    a `fragment` test cost nothing: the file is read only when its format has one."""
-    try:
-        spec = registry.detect(path, b"")
-    except FormatError:
-        return False
-    return spec.fragment is not None and registry.is_fragment(path, read_file(path))
 
 
 def _recognised(registry: Registry, path: str) -> bool:

@@ -37,6 +37,19 @@ def documents_alive(folder: Path) -> list[Document]:
     return [o for o in gc.get_objects() if isinstance(o, Document) and str(folder) in (o.source or "")]
 
 
+def write_sdf_world(folder: Path, model_sdf: str, world_sdf: str) -> Path:
+    """`folder/world.sdf`, whose includes name the model folder `arm` (model.sdf and its
+    model.config) beside it. Returns the world's path."""
+    (folder / "arm").mkdir()
+    (folder / "arm" / "model.sdf").write_text(model_sdf)
+    (folder / "arm" / "model.config").write_text(
+        '<?xml version="1.0"?>\n<model><name>arm</name><sdf version="1.9">model.sdf</sdf></model>\n'
+    )
+    world = folder / "world.sdf"
+    world.write_text(world_sdf)
+    return world
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "plugin_crash: the test makes a plugin crash on purpose")
 

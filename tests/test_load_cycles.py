@@ -13,6 +13,7 @@ import gc
 from pathlib import Path
 
 import pytest
+from conftest import write_sdf_world
 
 import robodesc
 
@@ -84,14 +85,7 @@ def _left_for_the_collector(load) -> list[str]:
 
 @pytest.fixture
 def sdf_world(tmp_path: Path) -> Path:
-    (tmp_path / "arm").mkdir()
-    (tmp_path / "arm" / "model.sdf").write_text(SDF_MODEL)
-    (tmp_path / "arm" / "model.config").write_text(
-        '<?xml version="1.0"?><model><name>arm</name><sdf version="1.9">model.sdf</sdf></model>'
-    )
-    path = tmp_path / "world.sdf"
-    path.write_text(SDF_WORLD)
-    return path
+    return write_sdf_world(tmp_path, SDF_MODEL, SDF_WORLD)
 
 
 def test_an_sdf_load_with_includes_and_nested_models_leaves_no_cycles(sdf_world: Path):

@@ -3,9 +3,7 @@ files it includes), yet every location in it still names the line and element pa
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from conftest import documents_alive
+from conftest import documents_alive, write_sdf_world
 
 import robodesc
 
@@ -42,19 +40,8 @@ WORLD = """\
 """
 
 
-def _write(folder: Path) -> Path:
-    (folder / "arm").mkdir()
-    (folder / "arm" / "model.sdf").write_text(ARM)
-    (folder / "arm" / "model.config").write_text(
-        '<?xml version="1.0"?>\n<model><name>arm</name><sdf version="1.9">model.sdf</sdf></model>\n'
-    )
-    world = folder / "world.sdf"
-    world.write_text(WORLD)
-    return world
-
-
 def test_a_loaded_model_keeps_no_parsed_document_and_its_locations_still_say_where(tmp_path):
-    model = robodesc.load(_write(tmp_path))
+    model = robodesc.load(write_sdf_world(tmp_path, ARM, WORLD))
     assert documents_alive(tmp_path) == []  # the trees are gone: the model keeps the files' bytes
 
     body = model.bodies["left::base"]

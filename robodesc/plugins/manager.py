@@ -409,14 +409,22 @@ class Registry:
         """The format of a file: by extension, else by content (the rule is in `lookup`)."""
         return self.table(disable_plugins).detect(path, head, self._report)
 
-    def is_fragment(self, path: str, data: bytes) -> bool:
-        """Whether the format of the file `path` calls its content `data` only a part for other
-        files to include (`FormatSpec.fragment`); False when no format reads it."""
+    def is_fragment(self, path: str, data: bytes | None = None) -> bool:
+        """Whether the format of the file `path` calls its content (`data`, else the file's) only a
+        part for other files to include (`FormatSpec.fragment`); False when no format reads it. The
+        whole file is read only when its format has a fragment test; an OSError is the caller's."""
+        if data is None:
+            with open(path, "rb") as handle:
+                head = handle.read(4096)
+        else:
+            head = data[:4096]
         try:
-            spec = self.detect(path, data[:4096])
+            spec = self.detect(path, head)
         except FormatError:
             return False
-        return is_fragment(spec, data, self._report)
+        if spec.fragment is None:
+            return False
+        return is_fragment(spec, read_file(path) if data is None else data, self._report)
 
     # -- loading -------------------------------------------------------------------------------
     def load(
