@@ -27,6 +27,7 @@ def compare(
     warm_up: bool = True,
     errors: dict[str, BaseException] | None = None,
     min_rounds: int = 1,
+    sample: float = 0.0,
 ) -> dict[str, float]:
     """The fastest run of each contender, in seconds, the contenders taken in turn round after round.
 
@@ -35,9 +36,15 @@ def compare(
     whole run last minutes while a fast call still gets every round. Without warm-up the first run counts.
     With `errors`, a contender whose first run raises is left out and its exception kept there
     (one library failing on one robot should not cost the other figures).
+
+    With `sample` (seconds), each timed run calls the contender back to back as many times as its
+    warm-up says fill that long, and counts the time per call, as `timeit` does: what a caller
+    calling in a loop pays, where one call timed alone between other contenders' calls also
+    measures caches the others emptied. Every contender is timed the same way.
     """
     times: dict[str, list[float]] = {name: [] for name in funcs}
     rounds: dict[str, int] = {}
+    calls: dict[str, int] = {}
     for name, func in funcs.items():
         start = time.perf_counter()
         try:
@@ -50,14 +57,21 @@ def compare(
         first = time.perf_counter() - start
         if not warm_up:
             times[name].append(first)
-        rounds[name] = max(min_rounds, min(repeats, int(budget / max(first, 1e-9))))
+        calls[name] = max(1, int(sample / max(first, 1e-9)))
+        rounds[name] = max(min_rounds, min(repeats, int(budget / max(first * calls[name], 1e-9))))
     for r in range(max(rounds.values(), default=0)):
         for name, func in funcs.items():
             if r < rounds.get(name, 0) - (0 if warm_up else 1):
-                start = time.perf_counter()
-                func()
-                times[name].append(time.perf_counter() - start)
+                times[name].append(_timed(func, calls[name]))
     return {name: min(t) for name, t in times.items() if t}
+
+
+def _timed(func: Callable[[], object], calls: int) -> float:
+    """Seconds per call of `calls` back-to-back calls of `func`."""
+    start = time.perf_counter()
+    for _ in range(calls):
+        func()
+    return (time.perf_counter() - start) / calls
 
 
 def robots_root() -> Path | None:
