@@ -53,13 +53,16 @@ def _clearly_valid(mass: float, inertia: np.ndarray) -> bool:
     moments being non-negative). When the lowest bound exceeds zero and the highest stays below half
     the trace, both by `_MARGIN` of the largest entry, every test of `_is_valid` (the 2x2 minor and the
     determinant are then positive too, every principal minor of a positive-definite matrix being so)
-    passes whatever its rounding. Boundary cases (a flat plate's Izz = Ixx + Iyy, a point mass's zero
-    tensor) fall through to the exact test, so verdicts are the same as `_is_valid` alone."""
+    passes whatever its rounding. The zero tensor (of either sign in each entry) is valid there too: its
+    tolerance is 0, and its minors, determinant and moments are all zero. Other boundary cases (a flat
+    plate's Izz = Ixx + Iyy) fall through to the exact test, so verdicts are the same as `_is_valid` alone."""
     if not (mass >= 0) or not isinstance(inertia, np.ndarray) or inertia.shape != (3, 3):
         return False
     (xx, xy, xz), (yx, yy, yz), (zx, zy, zz) = inertia.tolist()
     if xy != yx or xz != zx or yz != zy:
         return False
+    if xx == yy == zz == xy == xz == yz == 0.0:  # a massless or point-mass link's zero tensor (common)
+        return True  # (every test of `_is_valid` is then 0 >= 0)
     axy, axz, ayz = abs(xy), abs(xz), abs(yz)
     scale = max(abs(xx), abs(yy), abs(zz), axy, axz, ayz)
     if not _SCALES[0] <= scale <= _SCALES[1]:  # also refuses NaN
