@@ -66,6 +66,8 @@ class Poses(Mapping):
     gives each name once.
     """
 
+    __slots__ = ("names", "_index", "_frames", "array")  # (one is made per call: no per-instance dict)
+
     def __init__(self, names: list[str], index: dict[str, int], array: np.ndarray, frames: dict[str, int]) -> None:
         self.names = names
         self._index = index
@@ -181,6 +183,7 @@ def _motions(kind: JointType, joints: Sequence[Joint], values: np.ndarray) -> np
 _BACKENDS = ("auto", "numpy", "numba")
 _PLAN_CACHE = 32  # sub-plans kept per model, by requested names (least recently used dropped first)
 _NUMBERS = (float, int, bool, np.float64)  # joint values taken as they are, without a numpy conversion
+_FLOAT = np.dtype(float)  # (native float64: numpy's dtype objects for it are one object)
 
 
 class _Plan:
@@ -500,6 +503,8 @@ class Kinematics:
         """A configuration vector (nq,) from a mapping of joint values, a vector, or None."""
         if positions is None:
             return self.reference.copy()
+        if type(positions) is np.ndarray and positions.dtype is _FLOAT and positions.shape == (self.nq,):
+            return positions  # (as the conversion below would return it, without its cost)
         if not isinstance(positions, Mapping):
             q = _floats(positions, "the configuration vector")
             if q.shape != (self.nq,):
@@ -654,22 +659,15 @@ class Kinematics:
         kernel = _kernel_for(backend)
         plan, names, index, frame_rows = self._plan_for(bodies, frames)
         q = self.vector(positions)
-        out = np.empty((1, plan.rows, 4, 4))
         if kernel is not None:
+            out = np.empty((1, plan.rows, 4, 4))
             self._run_kernel(kernel, plan, q[None, :], out, names)
-        else:
-            # one sum each for the values and the poses (finite unless something is not, or they are
-            # near 1e308), and the exact checks only then: for one configuration, every numpy call counts
-            # (the sums by np.add.reduce itself, which ndarray.sum calls through a Python wrapper)
-            with np.errstate(all="ignore"):  # an overflow is refused below, by name, not as a numpy warning
-                if not plan.shows_bad_values and not math_isfinite(np.add.reduce(q, None)):
-                    _check_values(q)
-                _evaluate_single(plan, q, out[0])
-                finite = math_isfinite(np.add.reduce(out, None))
-            if not finite:
-                _check_values(q)
-                self._check_finite(out, names)
-        return Poses(names, index, out[0], frame_rows)
+            return Poses(names, index, out[0], frame_rows)
+        out = np.empty((plan.rows, 4, 4))
+        if not _evaluate_single(plan, q, out):
+            _check_values(q)
+            self._check_finite(out[None], names)
+        return Poses(names, index, out, frame_rows)
 
     def forward_batch(
         self,
@@ -884,6 +882,7 @@ class _OneWorkspace:
     def __init__(self, plan: _Plan, nq: int) -> None:
         count = plan.count
         self.values = np.zeros(nq + 1)  # the last entry stays 0: the value of "no joint"
+        self.ones = np.ones((plan.rows, 4, 4))  # the poses' sum is their dot product with this
         self.coef = np.empty((count, 1, 4))
         self.coef[:, 0, 0] = 1.0
         self.sin, self.cos, self.value = self.coef[:, 0, 1], self.coef[:, 0, 2], self.coef[:, 0, 3]
@@ -901,14 +900,20 @@ class _OneWorkspace:
         self.anchors = latest[plan.fixed[1]]
 
 
-def _evaluate_single(plan: _Plan, q: np.ndarray, out: np.ndarray) -> None:
-    """World poses of the plan's rows for one configuration q (nq,), written into out (rows, 4, 4).
+@np.errstate(all="ignore")  # an overflow is refused by the caller, by name, not as a numpy warning
+def _evaluate_single(plan: _Plan, q: np.ndarray, out: np.ndarray) -> bool:
+    """World poses of the plan's rows for one configuration q (nq,), written into out (rows, 4, 4);
+    True when they are finite.
 
     `_evaluate` for one configuration, in as few numpy calls as it can be (their fixed cost is
     nearly all of the time): a workspace kept per thread, the joint values gathered straight into
     the coefficients and the local poses written straight into the world array, the columns read
     as they are when no mimic needs scaling. The poses are those of the pointer jumps `_evaluate`
-    makes in a deep tree."""
+    makes in a deep tree. One sum each for the values and the poses tells whether they are finite
+    (they are unless something is not, or they are near 1e308), and the caller makes the exact
+    checks only when not. (errstate as a decorator costs half what a `with` block does.)"""
+    if not plan.shows_bad_values and not math_isfinite(np.add.reduce(q, None)):
+        _check_values(q)
     work = getattr(plan._single, "workspace", None)
     if work is None or len(work.values) != len(q) + 1:
         work = plan._single.workspace = _OneWorkspace(plan, len(q))
@@ -950,6 +955,7 @@ def _evaluate_single(plan: _Plan, q: np.ndarray, out: np.ndarray) -> None:
             np.matmul(both.take(work.anchors, axis=0), poses, out=out[rows])
         else:
             out[rows] = both.take(work.anchors, axis=0) @ poses
+    return math_isfinite(np.vdot(out, work.ones))  # (a dot product: a third cheaper than a sum)
 
 
 def _evaluate(plan: _Plan, q: np.ndarray, out: np.ndarray, work: _BatchWorkspace) -> None:
