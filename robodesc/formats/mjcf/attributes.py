@@ -68,7 +68,8 @@ class Attributes:
     # -- where, and errors --------------------------------------------------------------------
     def values_of(self, element: Element) -> Values:
         """The `Values` of the file `element` came from (an included file's, or this file's)."""
-        return self.state.owners.get(id(element), self.scope.values)
+        owners = self.state.owners  # empty unless files were included (most loads): no lookup then
+        return owners.get(id(element), self.scope.values) if owners else self.scope.values
 
     def where(self, element: Element) -> Location:
         return self.values_of(element).where(element)
@@ -137,12 +138,16 @@ class Attributes:
     def defaulted(self, element: Element, active: str | None) -> dict[str, str]:
         """The element's attributes with its default class applied (MuJoCo's cascade); `active` is
         the childclass in force."""
-        if element.tag not in _DEFAULTABLE:
-            return element.attrib
-        name = element.get("class") or active or "main"
+        own = element.attrib
+        tag = element.tag
+        if tag not in _DEFAULTABLE:
+            return own
+        name = own.get("class") or active or "main"
         classes = self.resolve(element, self.scope.defaults, name, "default class name", "define it in <default>")
-        tag = "general" if element.tag in ACTUATORS else element.tag
-        return merged(classes.get(tag, {}), element.attrib)
+        inherited = classes.get("general" if tag in ACTUATORS else tag)
+        # with nothing to inherit, the element's own attributes as they are (callers only read them, as
+        # they read those of elements that take no defaults): one dict less per element
+        return merged(inherited, own) if inherited else own
 
     # -- numbers, keywords, booleans ------------------------------------------------------------
     def floats(self, element: Element, attrs: dict[str, str], name: str, count: int | None, default: Any = None) -> Any:
@@ -151,7 +156,7 @@ class Attributes:
         An empty attribute counts as not given, as in MuJoCo.
         """
         text = attrs.get(name)
-        if text is None or not text.strip():
+        if not text or text.isspace():  # (a test, not a stripped copy of every number's text)
             return default
         # a vector of N numbers is cut into at most N + 1 pieces before its count is checked (a huge
         # attribute is refused without being cut into millions of strings)

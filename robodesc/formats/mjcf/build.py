@@ -97,55 +97,57 @@ def _add_items(model: Model, top: BodySpec, joints: list[Joint], trails: list[tu
 
 
 def _joint(spec: JointSpec, body: Body) -> Joint:
-    """A joint moving `body` relative to its parent."""
+    """A joint moving `body` relative to its parent (each part given to the constructor: no default
+    limits, dynamics or extras made only to be replaced)."""
     assert body.parent is not None  # the spec stage refuses joints in the world body
+    extras = {"mjcf": spec.attributes}
     if spec.kind == "free":
-        joint = Joint(
+        pose = body.pose
+        reference = np.concatenate([pose[:3, 3], matrix_to_quat(pose[:3, :3])])
+        return Joint(
             name=spec.name,
             type=JointType.FLOATING,
             parent=body.parent,
             child=body.name,
-            origin=body.pose,
+            origin=pose,
+            reference=reference,
             location=spec.location,
+            extras=extras,
         )
-        joint.reference = np.concatenate([body.pose[:3, 3], matrix_to_quat(body.pose[:3, :3])])
+    limits = spec.limits
+    if spec.kind == "hinge":
+        kind = JointType.REVOLUTE if limits is not None else JointType.CONTINUOUS
     else:
-        limited = spec.limits is not None
-        if spec.kind == "hinge":
-            kind = JointType.REVOLUTE if limited else JointType.CONTINUOUS
-        else:
-            kind = JointType.PRISMATIC if spec.kind == "slide" else JointType.BALL
-        joint = Joint(
-            name=spec.name,
-            type=kind,
-            parent=body.parent,
-            child=body.name,
-            origin=body.pose @ make_pose(translation=spec.anchor),
-            axis=spec.axis,
-            location=spec.location,
-        )
-        joint.reference = np.array([1.0, 0.0, 0.0, 0.0]) if spec.kind == "ball" else spec.reference
-        if spec.limits is not None:
-            joint.limits = Limits(lower=spec.limits[0], upper=spec.limits[1])
-        joint.limits.effort = _effort_limit(spec.attributes)
-        joint.dynamics = Dynamics(
+        kind = JointType.PRISMATIC if spec.kind == "slide" else JointType.BALL
+    effort = _effort_limit(spec.attributes)
+    return Joint(
+        name=spec.name,
+        type=kind,
+        parent=body.parent,
+        child=body.name,
+        origin=body.pose @ make_pose(translation=spec.anchor),
+        axis=spec.axis,
+        limits=Limits(effort=effort) if limits is None else Limits(lower=limits[0], upper=limits[1], effort=effort),
+        dynamics=Dynamics(
             damping=spec.damping,
             friction=spec.friction,
             spring_stiffness=spec.stiffness,
             spring_reference=spec.spring_reference,
             armature=spec.armature,
-        )
-    joint.extras["mjcf"] = spec.attributes
-    return joint
+        ),
+        reference=np.array([1.0, 0.0, 0.0, 0.0]) if spec.kind == "ball" else spec.reference,
+        location=spec.location,
+        extras=extras,
+    )
 
 
 def _add_shape(body: Body, spec: GeomSpec) -> None:
     """A geom as a collision shape (when it collides) and a visual one (when it is drawn)."""
     geometry, pose = _geometry(spec)
-    shape = Shape(geometry=geometry, pose=pose, name=spec.name, material=spec.material)
-    shape.extras["mjcf"] = {"contype": spec.contype, "conaffinity": spec.conaffinity, "group": spec.group}
+    mjcf: dict[str, Any] = {"contype": spec.contype, "conaffinity": spec.conaffinity, "group": spec.group}
     if spec.mesh is not None:
-        shape.extras["mjcf"].update(mesh=spec.mesh.asset, mesh_location=spec.mesh.asset_location)
+        mjcf["mesh"], mjcf["mesh_location"] = spec.mesh.asset, spec.mesh.asset_location
+    shape = Shape(geometry=geometry, pose=pose, name=spec.name, material=spec.material, extras={"mjcf": mjcf})
     if spec.contype or spec.conaffinity:
         body.collisions.append(shape)
     if spec.drawn:

@@ -496,6 +496,8 @@ def note_ignored(read: Attributes, element: Element, attrs: dict[str, str], acti
     if element.tag == "freejoint":
         return
     own = element.attrib  # only names MuJoCo may ignore matter (most elements inherit none of them)
+    if len(attrs) == len(own):  # `attrs` holds `own`: as many names means none inherited
+        return
     inherited = [name for name in MAYBE_IGNORED.intersection(attrs) if name not in own]
     if not inherited:
         return
