@@ -27,6 +27,7 @@ import math
 import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from itertools import chain
 from typing import Any, NamedTuple
 from xml.etree.ElementTree import Element, TreeBuilder, tostring
 from xml.parsers.expat import ErrorString, ExpatError
@@ -340,14 +341,15 @@ def _deeper_than(root: Element, limit: int) -> Element | None:
 
     Walked level by level keeping only elements with children (most elements are leaves, and a leaf
     leads no deeper); the level past the limit is taken whole, so its first element is the one a
-    walk over every element would give."""
+    walk over every element would give. Each level is made by C iterators (`chain`, `filter` by
+    `len`), not a Python loop: every file of more than `limit` elements pays this walk."""
     if limit < 1:
         return root
     level, depth = [root], 1
     while level:
         if depth == limit:
-            return next((child for element in level for child in element), None)
-        level = [child for element in level for child in element if len(child)]
+            return next(chain.from_iterable(level), None)
+        level = list(filter(len, chain.from_iterable(level)))
         depth += 1
     return None
 

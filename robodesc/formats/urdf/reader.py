@@ -134,6 +134,9 @@ class _UrdfReader:
         #: (xyz, rpy) as written -> the pose they make (see `_pose`); never handed out, only copies of it
         self._poses: dict[tuple[str | None, str | None], np.ndarray] = {}
         self._arrays: dict[tuple[str | None, int], np.ndarray] = {}  # the same for other vectors (see `_array`)
+        #: (filename, scale) as written -> (scale, path, tried): robots name each mesh file several times
+        #: (visual and collision, left and right), and a mesh's parts depend on nothing else (see `_mesh`)
+        self._meshes: dict[tuple[str, str | None], tuple[np.ndarray, str | None, list[str]]] = {}
 
     # -- helpers --------------------------------------------------------------------------
     def _pose(self, element: Element | None) -> np.ndarray:
@@ -378,7 +381,8 @@ class _UrdfReader:
         """A <link> as a `Body`, its place in the tree left to `_build_tree`. Visual materials are
         noted for `_resolve_visual_materials`, since a robot-level material may come after the link."""
         name = self._unique_name(element, links, "link")
-        body = Body(name=name, location=self.values.where(element))
+        # posed in `_build_tree` (by its parent joint's origin; the root by a copy of IDENTITY), not here
+        body = Body(name=name, pose=IDENTITY, location=self.values.where(element))
         first: dict[str, Element] = {}  # the link's first child of each tag, filled in by the loop
         nodes = [(element, first)]  # the link and its children that have children URDF reads, for `_note_repeated`
         for child in element:
@@ -536,11 +540,15 @@ class _UrdfReader:
                 'add filename="package://..."',
             )
             return None
-        scale = self._array(element, "scale", 3) if "scale" in element.attrib else _ONES3.copy()
-        # the mesh's location is said only by a confined load's refusal and the diagnostic below: a
-        # mesh found in an unconfined load (nearly every one) is never located
-        confined = self.context.allowed_roots is not None
-        path, tried = self.context.resolve(uri, v.where(element) if confined else None)
+        key = (uri, element.get("scale"))
+        found = self._meshes.get(key)
+        if found is None:  # the first <mesh> of this file and scale: its scale read, its file looked for
+            scale = self._array(element, "scale", 3) if key[1] is not None else _ONES3
+            # the mesh's location is said only by a confined load's refusal and the diagnostic below: a
+            # mesh found in an unconfined load (nearly every one) is never located
+            confined = self.context.allowed_roots is not None
+            found = self._meshes[key] = (scale, *self.context.resolve(uri, v.where(element) if confined else None))
+        scale, path, tried = found
         if path is None:
             self.model.diagnose(
                 Severity.WARNING,
@@ -549,7 +557,7 @@ class _UrdfReader:
                 v.where(element),
                 "pass search_paths=[...] or set ROS_PACKAGE_PATH",
             )
-        return Mesh(uri=uri, scale=scale, path=path, tried=tried)
+        return Mesh(uri=uri, scale=scale.copy(), path=path, tried=tried)
 
     # -- joints --------------------------------------------------------------------------------
     def _joint(self, element: Element, joints: dict) -> Joint:
@@ -757,6 +765,8 @@ class _UrdfReader:
                 body.parent = tree_joint.parent
                 body.joints = (tree_joint.name,)
                 body.pose = tree_joint.origin
+            else:  # the root
+                body.pose = IDENTITY.copy()
             model.bodies[name] = body
         for joint in joints.values():
             model.joints[joint.name] = joint
