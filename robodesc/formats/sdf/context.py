@@ -39,6 +39,7 @@ from .values import (
     parse_typed,
     parse_vector,
     plain_finite,
+    plain_finites,
     plain_pose,
     plain_vector,
     text_of,
@@ -140,6 +141,21 @@ class FileContext(LocatingValues):
         if value is not None:
             return value
         return parse_finite(text, self.at(child), tag, allow_inf)
+
+    def child_doubles(
+        self, element: Element, tags: tuple[str, ...], defaults: tuple[float, ...], allow_inf: bool = False
+    ) -> list[float]:
+        """`[child_double(element, tag, default, allow_inf) for tag, default in zip(tags, defaults)]`, read in
+        one pass when every child written holds a plain, finite number (an inertia's moments, a limit's
+        bounds); otherwise child by child, so that the first fault is the one reported."""
+        children = list(map(element.find, tags))
+        values = plain_finites([child.text for child in children if child is not None])
+        if values is None:
+            return [self.child_double(element, tag, default, allow_inf) for tag, default in zip(tags, defaults)]
+        if len(values) == len(tags):
+            return values
+        read = iter(values)
+        return [default if child is None else next(read) for child, default in zip(children, defaults)]
 
     def vector_of(self, element: Element, count: int, construct: str) -> np.ndarray:
         """The element's text as a vector of `count` numbers (`values.parse_vector`)."""

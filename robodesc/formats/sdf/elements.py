@@ -222,7 +222,7 @@ def parse_inertial(ctx: FileContext, element: Element, link_name: str, solids: l
     inertia_el = element.find("inertia")
     values: tuple[float, ...] = _UNIT_MOMENTS
     if inertia_el is not None:
-        values = tuple(ctx.child_double(inertia_el, key, default) for key, default in zip(_MOMENTS, _UNIT_MOMENTS))
+        values = tuple(ctx.child_doubles(inertia_el, _MOMENTS, _UNIT_MOMENTS))
     ixx, iyy, izz, ixy, ixz, iyz = values
     tensor = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
     finite_pose = pose is None or all(map(math.isfinite, pose.ravel().tolist()))  # (a third of np.isfinite's cost)

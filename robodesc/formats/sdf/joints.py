@@ -37,6 +37,9 @@ _JOINT_CHILDREN = {  # read here; any other child is kept
     "gearbox_reference_body",
 }
 _AXIS_CHILDREN = {"xyz", "limit", "dynamics", "use_parent_model_frame", "mimic", "initial_position"}
+_LIMIT_TAGS = ("lower", "upper", "effort", "velocity", "stiffness", "dissipation")
+_LIMIT_DEFAULTS = (-_NO_LIMIT, _NO_LIMIT, -1.0, -1.0, 0.0, 0.0)
+_DYNAMICS_TAGS = ("damping", "friction", "spring_reference", "spring_stiffness")
 
 
 def parse_joint(ctx: FileContext, element: Element, convert14: bool) -> JointDesc:
@@ -182,13 +185,8 @@ def _in_model_frame(ctx: FileContext, element: Element, convert14: bool) -> bool
 def _limits(ctx: FileContext, limit_el: Element | None) -> Limits:
     """`<limit>`: a bound of magnitude 1e16 or more is none, as is a negative effort or velocity."""
     lower, upper, effort, velocity = -_NO_LIMIT, _NO_LIMIT, -1.0, -1.0
-    if limit_el is not None:
-        lower = ctx.child_double(limit_el, "lower", -_NO_LIMIT, True)
-        upper = ctx.child_double(limit_el, "upper", _NO_LIMIT, True)
-        effort = ctx.child_double(limit_el, "effort", -1.0, True)
-        velocity = ctx.child_double(limit_el, "velocity", -1.0, True)
-        for tag in ("stiffness", "dissipation"):
-            ctx.child_double(limit_el, tag, 0.0, True)
+    if limit_el is not None:  # (stiffness and dissipation are read to be checked, as libsdformat does)
+        lower, upper, effort, velocity, _, _ = ctx.child_doubles(limit_el, _LIMIT_TAGS, _LIMIT_DEFAULTS, True)
     return Limits(
         lower=lower if abs(lower) < _NO_LIMIT else None,
         upper=upper if abs(upper) < _NO_LIMIT else None,
@@ -200,9 +198,9 @@ def _limits(ctx: FileContext, limit_el: Element | None) -> Limits:
 def _dynamics(ctx: FileContext, dynamics_el: Element | None) -> Dynamics:
     if dynamics_el is None:
         return Dynamics()
+    damping, friction, spring_reference, spring_stiffness = ctx.child_doubles(
+        dynamics_el, _DYNAMICS_TAGS, (0.0, 0.0, 0.0, 0.0)
+    )
     return Dynamics(
-        damping=ctx.child_double(dynamics_el, "damping", 0.0),
-        friction=ctx.child_double(dynamics_el, "friction", 0.0),
-        spring_reference=ctx.child_double(dynamics_el, "spring_reference", 0.0),
-        spring_stiffness=ctx.child_double(dynamics_el, "spring_stiffness", 0.0),
+        damping=damping, friction=friction, spring_reference=spring_reference, spring_stiffness=spring_stiffness
     )

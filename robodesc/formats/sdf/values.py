@@ -37,6 +37,7 @@ __all__ = [
     "parse_finite",
     "plain_color",
     "plain_finite",
+    "plain_finites",
     "plain_pose",
     "plain_vector",
     "parse_int",
@@ -115,6 +116,26 @@ def plain_finite(text: str) -> float | None:
         if math.isfinite(value):
             return value
     return None
+
+
+#: What `plain_finites` lets through to `float`: plain decimal numbers and the blanks around them.
+_PLAIN_OR_BLANK = _DECIMAL_CHARACTERS + _BLANKS
+
+
+def plain_finites(texts: list[str | None]) -> list[float] | None:
+    """The element texts `texts` (as written, not trimmed) as numbers when each is a plain, finite decimal
+    number: `plain_finite(text_of(child))` of each, in one pass instead of three calls per number. None
+    when one is not (empty, another spelling, past float), which the caller then reads one by one."""
+    if None in texts:
+        return None
+    joined = "".join(texts)  # type: ignore[arg-type]  # (no None, tested just above)
+    if joined.strip(_PLAIN_OR_BLANK):
+        return None
+    try:  # (float trims the blanks itself; blanks inside a number, or an empty text, raise)
+        values = list(map(float, texts))  # type: ignore[arg-type]
+    except ValueError:
+        return None
+    return values if math.isfinite(sum(values)) else None
 
 
 def parse_finite(text: str, where: Where, construct: str, allow_inf: bool = False) -> float:
