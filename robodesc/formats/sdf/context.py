@@ -173,29 +173,33 @@ class FileContext(LocatingValues):
 
     # -- poses -----------------------------------------------------------------------------
     def pose_element(self, element: Element) -> PoseRef:
-        # attributes through `get`: `attrib` would give every attribute-less <pose> a dict of its own
-        relative_to = reference(self, element.get("relative_to", ""), element, "//pose/@relative_to")
-        frame = element.get("frame", "").strip()
-        if frame:
-            self.diagnose(
-                Severity.WARNING,
-                "pose-frame-ignored",
-                f"//pose/@frame={frame!r} is ignored: libsdformat gives it no meaning (SDF 1.7 replaced it "
-                "by @relative_to)",
-                element,
-                f'write relative_to="{frame}" in SDF 1.7 or later',
-            )
-        degrees_text = element.get("degrees")
-        degrees = parse_bool(degrees_text, self.at(element), "pose/@degrees") if degrees_text is not None else False
-        rotation_format = element.get("rotation_format", "euler_rpy").strip()
-        if degrees and rotation_format == "quat_xyzw":
-            raise self.error(
-                MalformedPose,
-                element,
-                "//pose/@degrees='true' does not apply to a quaternion",
-                "pose/@degrees",
-                'remove degrees="true" or write the rotation as roll pitch yaw',
-            )
+        relative_to, degrees, rotation_format = "", False, "euler_rpy"
+        # attributes through `get`, and only when there are any (most poses have none): `attrib` would
+        # give every attribute-less <pose> a dict of its own
+        if element.keys():
+            relative_to = reference(self, element.get("relative_to", ""), element, "//pose/@relative_to")
+            frame = element.get("frame", "").strip()
+            if frame:
+                self.diagnose(
+                    Severity.WARNING,
+                    "pose-frame-ignored",
+                    f"//pose/@frame={frame!r} is ignored: libsdformat gives it no meaning (SDF 1.7 replaced it "
+                    "by @relative_to)",
+                    element,
+                    f'write relative_to="{frame}" in SDF 1.7 or later',
+                )
+            degrees_text = element.get("degrees")
+            if degrees_text is not None:
+                degrees = parse_bool(degrees_text, self.at(element), "pose/@degrees")
+            rotation_format = element.get("rotation_format", "euler_rpy").strip()
+            if degrees and rotation_format == "quat_xyzw":
+                raise self.error(
+                    MalformedPose,
+                    element,
+                    "//pose/@degrees='true' does not apply to a quaternion",
+                    "pose/@degrees",
+                    'remove degrees="true" or write the rotation as roll pitch yaw',
+                )
         text = text_of(element)
         matrix = plain_pose(text) if rotation_format == "euler_rpy" and not degrees else None
         if matrix is None:

@@ -28,7 +28,6 @@ import numpy as np
 
 from ...core.errors import Location, MalformedPose, MalformedValue, excerpt
 from ...core.transforms import IDENTITY, make_pose, pose_from_xyz_rpy, quat_to_matrix
-from ..xml import plain_numbers
 
 __all__ = [
     "parse_bool",
@@ -200,9 +199,15 @@ def _tokens(text: str, count: int) -> list[str]:
 
 def _plain_tokens(tokens: list[str]) -> list[float] | None:
     """`tokens` as numbers in one pass when each is a plain decimal number (what `_STREAM_NUMBER` matches)
-    and all are finite; None for anything else, which the caller reads token by token with the pattern."""
-    joined = "".join(tokens)
-    return None if joined.strip(_DECIMAL_CHARACTERS) else plain_numbers(tokens, joined)
+    and all are finite; None for anything else, which the caller reads token by token with the pattern.
+    (`xml.plain_numbers` of them, whose ASCII and `_` tests the plain characters already pass.)"""
+    if "".join(tokens).strip(_DECIMAL_CHARACTERS):
+        return None
+    try:
+        values = list(map(float, tokens))
+    except ValueError:
+        return None
+    return values if math.isfinite(sum(values)) else None
 
 
 def _stream_numbers(text: str, count: int, where: Where, construct: str, kind: type = MalformedValue) -> list[float]:
