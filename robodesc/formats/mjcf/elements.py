@@ -429,7 +429,7 @@ def geom_pose(
     `fromto` sets both (z along from -> to)."""
     fromto = read.floats(element, attrs, "fromto", 6, None)
     if fromto is None:
-        return placed(frame, read.pose(element, attrs)), size
+        return read.placed_pose(element, attrs, frame), size
     if kind not in FROMTO_KINDS:
         raise read.error(
             InvalidValue,

@@ -39,7 +39,7 @@ from .attributes import Attributes
 from .elements import generated_joint
 from .mujoco_math import MJ_MINVAL
 from .prepare import asset_path
-from .records import BodySpec, JointSpec, Principal, placed
+from .records import BodySpec, JointSpec, Principal
 
 TYPES = ("grid", "box", "cylinder", "ellipsoid", "square", "disc", "circle", "mesh", "gmsh", "direct")
 DOFS = ("full", "radial", "trilinear", "quadratic", "2d")
@@ -105,7 +105,7 @@ def flexcomp_bodies(
         _check_elements(elements, len(points), fail)
     if fc.type in _DIRECT:
         points = points * np.array(fc.scale)
-    pose = placed(frame, read.pose(element, element.attrib))
+    pose = read.placed_pose(element, element.attrib, frame)
     points = points @ pose[:3, :3].T + pose[:3, 3]
     box = points.min(axis=0), points.max(axis=0)  # of every point, used or not (MuJoCo's order)
     fill = _cell_fill(fc, points, elements, box)

@@ -48,7 +48,6 @@ from .records import (
     JointSpec,
     KeyframeSpec,
     ModelSpec,
-    placed,
 )
 from .state import FileScope, LoadState
 
@@ -150,7 +149,7 @@ class _Walker:
                     self.spec.twist_bodies.clear()
             elif tag == "frame":
                 attrs = child.attrib
-                inner = placed(frame, read.pose(child, attrs))
+                inner = read.placed_pose(child, attrs, frame)
                 yield self.children(child, body, parent, inner, attrs.get("childclass", active))
             elif tag == "geom":
                 items.append(read_geom(read, child, frame, active))
@@ -207,8 +206,8 @@ class _Walker:
         name = read.name(attrs, "body")
         names = read.state.body_names
         read.unique(element, name, "body", names)
-        written = read.pose(element, attrs)
-        body = BodySpec(name, placed(frame, written), written, read.where(element))
+        written, pose = read.poses(element, attrs, frame)
+        body = BodySpec(name, pose, written, read.where(element))
         names.add(name)
         yield self.children(element, body, parent, IDENTITY, attrs.get("childclass", active))
         kinds = [item.kind for item in body.items if isinstance(item, JointSpec)]
@@ -332,7 +331,7 @@ class _Walker:
                 body.items.append((yield walker.body(target, body.name, frame, _childclass_above(root, target))))
             else:
                 above = _childclass_above(root, target)
-                inner = placed(frame, walker.read.pose(target, target.attrib))
+                inner = walker.read.placed_pose(target, target.attrib, frame)
                 yield walker.children(target, body, parent, inner, target.get("childclass", above))
         finally:
             state.attaching.popitem()

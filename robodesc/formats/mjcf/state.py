@@ -81,8 +81,9 @@ class LoadState:
     diagnostics: list[Diagnostic] = field(default_factory=list)  # noted while reading, in order
     #: the pose in its frame of a geom or site placed by fromto, by the fromto as written (`placed` copies it)
     fromto_poses: dict[str, np.ndarray] = field(default_factory=dict)
-    #: rotation matrices of orientations, by (specifier, text, compiler angle and eulerseq) (`Attributes.pose`)
-    rotations: dict[tuple, np.ndarray] = field(default_factory=dict)
+    #: rotation matrices of orientations (entries as computed and with +0 added), by (specifier, text,
+    #: compiler angle and eulerseq) (`Attributes.pose`)
+    rotations: dict[tuple, tuple[tuple[float, ...], tuple[float, ...]]] = field(default_factory=dict)
     #: where mesh files' vertices sit, by (scale, refpos, refquat) as written (`MeshAsset.frame`)
     mesh_frames: dict[tuple, MeshFrame] = field(default_factory=dict)
 
