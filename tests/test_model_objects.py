@@ -6,6 +6,7 @@ import copy
 import dataclasses
 import importlib.util
 import math
+import pickle
 import struct
 
 import numpy as np
@@ -273,6 +274,32 @@ def test_every_model_class_shares_one_equality_and_stays_unhashable():
         {Mesh("m.stl")}  # noqa: B018
     diagnostic = Diagnostic(Severity.WARNING, "code", "message")  # frozen: hashable, as before
     assert hash(diagnostic) == hash(Diagnostic(Severity.WARNING, "code", "message"))
+
+
+def test_records_are_slotted_and_copy_and_pickle_with_every_protocol():
+    """No instance dictionary (smaller records), except Shape, which the SDF reader copies through its
+    `__dict__`; copies and pickles of any protocol still carry every field."""
+    for cls in record_classes():
+        assert ("__dict__" in dir(cls)) == (cls is Shape), cls.__name__
+    mesh = Mesh("m.stl", scale=np.array([1.0, 2.0, 3.0]), tried=["a"])
+    records = [
+        Body(name="b", pose=np.eye(4), visuals=[Shape(Box(np.ones(3)), name="s")], extras={"urdf": {"k": 1}}),
+        Joint("j", JointType.REVOLUTE, "a", "b", limits=Limits(lower=-1.0, upper=1.0)),
+        Extra("gazebo", source=lambda: "<gazebo/>"),
+        Model("m", bodies={"b": Body(name="b")}),
+        mesh,
+    ]
+    records[2].xml  # noqa: B018 - rendered: a lambda does not pickle
+    for record in records:
+        assert copy.copy(record) == record and copy.deepcopy(record) == record
+        for protocol in range(pickle.HIGHEST_PROTOCOL + 1):
+            again = pickle.loads(pickle.dumps(record, protocol=protocol))
+            assert type(again) is type(record) and again == record, (record, protocol)
+    with pytest.raises(AttributeError):
+        mesh.colour = "red"  # a misspelt field is refused, not kept aside
+    shape = Shape(Box(np.ones(3)))
+    shape.note = "mine"  # type: ignore[attr-defined]  # an unslotted Shape keeps what it is given
+    assert pickle.loads(pickle.dumps(shape, protocol=0)).note == "mine"
 
 
 # -- repr -----------------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from .resources import check_file, open_file, read_file
 from .transforms import IDENTITY
 
 
-@dataclass(eq=False, repr=False)
+@dataclass(eq=False, repr=False, slots=True)
 class Geometry(Record):
     """Base of every geometry type."""
 
@@ -33,29 +33,29 @@ class Geometry(Record):
         return as_trimesh(self, color)
 
 
-@dataclass(eq=False, repr=False)
+@dataclass(eq=False, repr=False, slots=True)
 class Box(Geometry):
     size: np.ndarray  # full edge lengths (x, y, z)
 
 
-@dataclass(eq=False, repr=False)
+@dataclass(eq=False, repr=False, slots=True)
 class Sphere(Geometry):
     radius: float
 
 
-@dataclass(eq=False, repr=False)
+@dataclass(eq=False, repr=False, slots=True)
 class Cylinder(Geometry):
     radius: float
     length: float
 
 
-@dataclass(eq=False, repr=False)
+@dataclass(eq=False, repr=False, slots=True)
 class Capsule(Geometry):
     radius: float
     length: float  # of the cylindrical part, caps not included
 
 
-@dataclass(eq=False, repr=False)
+@dataclass(eq=False, repr=False, slots=True)
 class Cone(Geometry):
     """A right circular cone (SDFormat 1.11's ``<cone>``): centred on its origin along z, the base
     circle of `radius` at z = -length/2 and the apex at z = +length/2, as libsdformat and gz-math
@@ -65,18 +65,18 @@ class Cone(Geometry):
     length: float  # base to apex
 
 
-@dataclass(eq=False, repr=False)
+@dataclass(eq=False, repr=False, slots=True)
 class Ellipsoid(Geometry):
     radii: np.ndarray
 
 
-@dataclass(eq=False, repr=False)
+@dataclass(eq=False, repr=False, slots=True)
 class Plane(Geometry):
     normal: np.ndarray = field(default_factory=lambda: np.array([0.0, 0.0, 1.0]))
     size: np.ndarray | None = None  # (x, y) extent; None = infinite
 
 
-@dataclass(eq=False, repr=False)
+@dataclass(eq=False, repr=False, slots=True)
 class Mesh(Geometry):
     """A mesh: a file as the description names it (read only on request), or vertex data written in
     the description itself (MJCF ``<mesh vertex="..." face="...">``).
@@ -377,7 +377,7 @@ HEIGHTFIELD_FILE_FORMATS = ("image", "mujoco")
 HEIGHTFIELD_NORMALIZATIONS = ("range", "max")
 
 
-@dataclass(eq=False, repr=False)
+@dataclass(eq=False, repr=False, slots=True)
 class Heightfield(Geometry):
     """A terrain: a grid of heights over a rectangle (MJCF ``<hfield>``, SDFormat ``<heightmap>``).
 
@@ -536,7 +536,7 @@ def _read_image_heights(path: str, uri: str | None) -> np.ndarray:
     return np.flipud(np.asarray(pixels, dtype=float))
 
 
-@dataclass(eq=False, repr=False)
+@dataclass(eq=False, repr=False, slots=True)
 class Material(Record):
     name: str | None = None
     color: np.ndarray | None = None  # RGBA in [0, 1]
@@ -545,7 +545,10 @@ class Material(Record):
 
 @dataclass(eq=False, repr=False)
 class Shape(Record):
-    """One visual or collision element of a body: a geometry placed in the body frame."""
+    """One visual or collision element of a body: a geometry placed in the body frame.
+
+    Not slotted, unlike the other records: the SDF reader copies the shapes of every link instance
+    through their `__dict__` (formats/sdf/build.py `_shallow_copy`)."""
 
     geometry: Geometry
     pose: np.ndarray = field(default_factory=lambda: IDENTITY.copy())

@@ -61,6 +61,10 @@ class Record:
       lists of records by count; long strings and lists cut; fields at their default left out.
     """
 
+    # No instance dictionary here, so that a slotted subclass has none either (``slots=True``: smaller
+    # objects, each field a fixed slot, for the thousands of records a large model holds).
+    __slots__ = ()
+
     if TYPE_CHECKING:
         __dataclass_fields__: ClassVar[dict[str, Any]]
 
@@ -78,6 +82,15 @@ class Record:
 
     # Defining __eq__ sets __hash__ to None, as a dataclass with eq=True and frozen=False has.
 
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        """Pickle protocols 0 and 1 cannot save slots by themselves: for them a record is rebuilt from
+        its fields by name (later protocols, and copies, save slots as they are)."""
+        if isinstance(protocol, int) and protocol < 2:
+            state = {name: getattr(self, name) for name in self.__dataclass_fields__ if hasattr(self, name)}
+            state.update(getattr(self, "__dict__", ()))
+            return _rebuilt, (type(self), state)
+        return object.__reduce_ex__(self, protocol)
+
     def __repr__(self) -> str:
         parts = []
         for f in fields(self):
@@ -90,6 +103,14 @@ class Record:
                 continue
             parts.append(f"{f.name}={brief(value)}")
         return f"{type(self).__name__}({', '.join(parts)})"
+
+
+def _rebuilt(cls: type, state: dict[str, Any]) -> Any:
+    """A record of class `cls` with the attributes `state` (see `Record.__reduce_ex__`)."""
+    record: Any = object.__new__(cls)
+    for name, value in state.items():
+        object.__setattr__(record, name, value)
+    return record
 
 
 _MAX_INLINE_ARRAY = 16
