@@ -184,6 +184,7 @@ _BACKENDS = ("auto", "numpy", "numba")
 _PLAN_CACHE = 32  # sub-plans kept per model, by requested names (least recently used dropped first)
 _NUMBERS = (float, int, bool, np.float64)  # joint values taken as they are, without a numpy conversion
 _FLOAT = np.dtype(float)  # (native float64: numpy's dtype objects for it are one object)
+_LAST_ROWS = np.array([[0.0, 0.0, 0.0, 1.0], [0.0] * 4, [0.0] * 4, [0.0] * 4])  # of the four B_k: local poses are rigid
 
 
 class _Plan:
@@ -1161,7 +1162,8 @@ def _linear_bases(joints: Sequence[Joint], bodies: Sequence[Any], prefixes: Sequ
         return np.zeros((0, 4, 16))
     axes = np.array([j.axis for j in joints], dtype=float).reshape(count, 3)
     kinds = [j.type for j in joints]
-    k = np.zeros((count, 3, 3))  # K: the cross-product matrix of the axis (none for a slider)
+    powers = np.zeros((count, 2, 3, 3))  # K, the cross-product matrix of the axis (none for a slider), and K^2
+    k = powers[:, 0]
     x, y, z = axes.T
     k[:, 0, 1], k[:, 0, 2], k[:, 1, 0], k[:, 1, 2], k[:, 2, 0], k[:, 2, 1] = -z, y, z, -x, -y, x
     t = np.zeros((count, 3))  # T: the translation per unit value
@@ -1173,7 +1175,7 @@ def _linear_bases(joints: Sequence[Joint], bodies: Sequence[Any], prefixes: Sequ
     if JointType.SCREW in kinds:
         screw = np.array([kind is JointType.SCREW for kind in kinds], dtype=bool)
         t[screw] = axes[screw] * np.array([j.pitch for j in joints], dtype=float)[screw, None]
-    kk = k @ k
+    kk = np.matmul(k, k, out=powers[:, 1])
     origins = np.array([j.origin for j in joints], dtype=float).reshape(count, 4, 4)
     refs = [_reference_scalar(j) for j in joints]
     if any(refs):  # M(ref)^-1 is the identity for every joint at 0, as nearly all are: no inverse then
@@ -1188,21 +1190,20 @@ def _linear_bases(joints: Sequence[Joint], bodies: Sequence[Any], prefixes: Sequ
     if any(p is not IDENTITY for p in prefixes):  # (URDF bodies below a moving one have none)
         pre = np.array(prefixes, dtype=float).reshape(count, 4, 4) @ pre
     undo = np.zeros((count, 4, 4))  # origin^-1, rigid: (R^T, -R^T t)
-    undo[:, :3, :3] = np.swapaxes(origins[:, :3, :3], 1, 2)
-    undo[:, :3, 3] = -(undo[:, :3, :3] @ origins[:, :3, 3:4])[..., 0]
+    undo[:, :3, :3] = origins[:, :3, :3].transpose(0, 2, 1)
+    np.negative((undo[:, :3, :3] @ origins[:, :3, 3:4])[..., 0], out=undo[:, :3, 3])
     undo[:, 3, 3] = 1.0
     post = undo @ np.array([b.pose for b in bodies], dtype=float).reshape(count, 4, 4)
-    # B_k = pre E_k post, E_k = I, K, K^2 (in the rotation block) and T (in the translation column)
+    # B_k = pre E_k post, E_k = I, K, K^2 (in the rotation block) and T (in the translation column),
+    # each product written straight into place, K's and K^2's in the same calls
     terms = np.empty((count, 4, 4, 4))
-    terms[:, 0] = pre @ post
-    left, right = pre[:, :, :3], post[:, :3, :]
-    terms[:, 1] = (left @ k) @ right
-    terms[:, 2] = (left @ kk) @ right
-    terms[:, 3] = (left @ t[:, :, None]) * post[:, 3:4, :]
+    np.matmul(pre, post, out=terms[:, 0])
+    left, right = pre[:, None, :, :3], post[:, None, :3, :]
+    np.matmul(left @ powers, right, out=terms[:, 1:3])
+    np.multiply(left[:, 0] @ t[:, :, None], post[:, 3:4, :], out=terms[:, 3])
     bases = terms.reshape(count, 4, 16)
     # local poses are rigid: their last row is (0, 0, 0, 1) exactly, not to within an inverse's rounding
-    bases[:, 0, 12:] = (0.0, 0.0, 0.0, 1.0)
-    bases[:, 1:, 12:] = 0.0
+    bases[:, :, 12:] = _LAST_ROWS
     return bases
 
 
