@@ -85,6 +85,7 @@ _UNIT_TOLERANCE = 1e-3  # |norm - 1| allowed for quaternions and axes written wi
 _NO_LIMIT = 1e16  # libsdformat's "no limit"
 _PLAIN_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _TWO_PI = 2.0 * math.pi
+_A_TURN = _TWO_PI + 1e-9  # an angle up to this is no more than a turn (`_turns_less_than_once`)
 
 
 #: The tags `_Lint.element` has anything to say about: named ones, those it looks into and, in a file of a
@@ -112,9 +113,10 @@ def _turns_less_than_once(text: str) -> bool:
     if len(tokens) != 6:
         return False
     try:
-        return all(abs(float(t)) <= _TWO_PI + 1e-9 for t in tokens[3:])
+        roll, pitch, yaw = map(float, tokens[3:])
     except ValueError:
         return False
+    return abs(roll) <= _A_TURN and abs(pitch) <= _A_TURN and abs(yaw) <= _A_TURN
 
 
 def _is_unit_vector(text: str) -> bool:
@@ -260,9 +262,15 @@ class _Lint:
 
     # -- poses -------------------------------------------------------------------------------
     def pose(self, element, parent, scope) -> None:
+        text = text_of(element)
+        if not element.keys():  # the common pose: no attributes, so roll, pitch and yaw in radians and no frame
+            if not _turns_less_than_once(text):
+                values = _numbers(text)
+                if values is not None and len(values) == 6:
+                    self.angles(element, parent, values[3:], False)
+            return
         rotation_format = element.get("rotation_format", "euler_rpy").strip()
         degrees = (element.get("degrees") or "").strip().lower() in ("true", "1")
-        text = text_of(element)
         if rotation_format == "euler_rpy" and not degrees and _turns_less_than_once(text):
             values = None  # the common pose: nothing `angles` could report
         else:

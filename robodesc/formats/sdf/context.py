@@ -35,11 +35,13 @@ from .spec import (
 from .values import (
     parse_bool,
     parse_finite,
+    parse_floats,
     parse_pose,
     parse_typed,
     parse_vector,
     plain_finite,
     plain_finites,
+    plain_floats,
     plain_pose,
     plain_vector,
     text_of,
@@ -156,6 +158,14 @@ class FileContext(LocatingValues):
             return values
         read = iter(values)
         return [default if child is None else next(read) for child, default in zip(children, defaults)]
+
+    def floats_of(self, element: Element, count: int, construct: str) -> list[float]:
+        """`vector_of` as plain floats, for a reader that computes with them before making its array."""
+        text = text_of(element)
+        values = plain_floats(text, count)  # the common case, without making a locator for an error
+        if values is not None:
+            return values
+        return parse_floats(text, count, self.at(element), construct)
 
     def vector_of(self, element: Element, count: int, construct: str) -> np.ndarray:
         """The element's text as a vector of `count` numbers (`values.parse_vector`)."""

@@ -132,12 +132,12 @@ def _screw_thread_pitch(ctx: FileContext, element: Element) -> float:
 # -- axes ------------------------------------------------------------------------------------
 def parse_axis(ctx: FileContext, element: Element, convert14: bool) -> AxisDesc:
     xyz_el = element.find("xyz")
-    xyz = np.array([0.0, 0.0, 1.0])
+    x, y, z = 0.0, 0.0, 1.0
     expressed_in = ""
     if xyz_el is not None:
-        xyz = ctx.vector_of(xyz_el, 3, "xyz")
+        x, y, z = ctx.floats_of(xyz_el, 3, "xyz")
         expressed_in = reference(ctx, xyz_el.get("expressed_in", ""), xyz_el, "//axis/xyz/@expressed_in")
-    norm = math.hypot(*xyz.tolist())  # neither overflows (1e200) nor underflows (1e-200) as a sum of squares would
+    norm = math.hypot(x, y, z)  # neither overflows (1e200) nor underflows (1e-200) as a sum of squares would
     if norm == 0.0:
         raise ctx.error(
             InvalidValue,
@@ -149,7 +149,7 @@ def parse_axis(ctx: FileContext, element: Element, convert14: bool) -> AxisDesc:
     if ctx.version <= (1, 6) and _in_model_frame(ctx, element, convert14):
         expressed_in = "__model__"
     axis = AxisDesc(
-        xyz=xyz / norm,
+        xyz=np.array([x / norm, y / norm, z / norm]),  # (float division, as numpy's: the same bits)
         expressed_in=expressed_in,
         limits=_limits(ctx, element.find("limit")),
         dynamics=_dynamics(ctx, element.find("dynamics")),

@@ -41,8 +41,10 @@ __all__ = [
     "plain_vector",
     "parse_int",
     "parse_pose",
+    "parse_floats",
     "parse_typed",
     "parse_vector",
+    "plain_floats",
     "text_of",
 ]
 
@@ -242,16 +244,23 @@ def _token_numbers(
     return values
 
 
-def plain_vector(text: str, count: int) -> np.ndarray | None:
-    """`text` as a vector when it is exactly `count` plain, finite decimal numbers (what `parse_vector`
-    then returns); None for anything else, which `parse_vector` decides. Callers try it first so that
+def plain_floats(text: str, count: int) -> list[float] | None:
+    """`text` as numbers when it is exactly `count` plain, finite decimal numbers (what `parse_floats`
+    then returns); None for anything else, which `parse_floats` decides. Callers try it first so that
     the common value costs no locator for an error that cannot happen."""
     tokens = text.split(None, count)
-    if len(tokens) == count:
-        values = _plain_tokens(tokens)
-        if values is not None:
-            return np.array(values)
-    return None
+    return _plain_tokens(tokens) if len(tokens) == count else None
+
+
+def parse_floats(text: str, count: int, where: Where, construct: str) -> list[float]:
+    """The first `count` numbers of `text`, read as a stream (see the module docstring)."""
+    return _stream_numbers(text, count, where, construct)
+
+
+def plain_vector(text: str, count: int) -> np.ndarray | None:
+    """`plain_floats` as an array (what `parse_vector` then returns)."""
+    values = plain_floats(text, count)
+    return None if values is None else np.array(values)
 
 
 def parse_vector(text: str, count: int, where: Where, construct: str) -> np.ndarray:
