@@ -145,14 +145,21 @@ def _check_joints(problem: _Problem, model: Model) -> None:
                     joint.location,
                     "use one of " + ", ".join(t.value for t in JointType),
                 )
-        for end in (joint.parent, joint.child):
-            if end not in bodies:
-                problem(f"joint {joint.name!r} names body {end!r}, which does not exist", joint.location)
+        if joint.parent not in bodies or joint.child not in bodies:
+            end = joint.parent if joint.parent not in bodies else joint.child
+            problem(f"joint {joint.name!r} names body {end!r}, which does not exist", joint.location)
         if _shape(joint.origin) != (4, 4):
             _not_a_pose(problem, joint.origin, f"the origin of joint {joint.name!r}", joint.location)
-        for label, axis in (("axis", joint.axis), ("axis2", joint.axis2)):
-            if axis is not None and _shape(axis) != (3,):
-                problem(f"the {label} of joint {joint.name!r} has shape {np.shape(axis)}, not (3,)", joint.location)
+        if joint.axis is not None and _shape(joint.axis) != (3,):
+            _not_an_axis(problem, joint, "axis", joint.axis)
+        if joint.axis2 is not None and _shape(joint.axis2) != (3,):
+            _not_an_axis(problem, joint, "axis2", joint.axis2)
+
+
+def _not_an_axis(problem: _Problem, joint: Joint, label: str, axis: Any) -> None:
+    """Refuse `axis`, which is not a 3-vector (checked by the caller, without a loop over both axes:
+    every joint of every load passes there)."""
+    problem(f"the {label} of joint {joint.name!r} has shape {np.shape(axis)}, not (3,)", joint.location)
 
 
 def _order_parents_first(problem: _Problem, model: Model) -> None:
@@ -227,7 +234,7 @@ def _bounded(model: Model) -> bool:
     frames = list(model.frames.values())
     joints = list(model.joints.values())
     poses = _stacked([body.pose for body in bodies] + [frame.pose for frame in frames] + [j.origin for j in joints])
-    axes = _stacked([axis for joint in joints for axis in (joint.axis, joint.axis2) if axis is not None])
+    axes = _stacked([j.axis for j in joints if j.axis is not None] + [j.axis2 for j in joints if j.axis2 is not None])
     if not (np.isfinite(poses).all() and np.isfinite(axes).all()):
         return False
     count = len(bodies)
