@@ -20,7 +20,6 @@ import threading
 from bisect import bisect_left, bisect_right
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 from math import cos as math_cos
 from math import isfinite as math_isfinite
@@ -42,6 +41,8 @@ from .model import JOINT_DOF, JointType
 from .transforms import IDENTITY, invert_pose, skew
 
 if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
+
     from .model import Joint, Model
 
 _CHUNK_ELEMENTS = 1 << 14  # bodies x configurations evaluated per pass: keeps work arrays in cache
@@ -1078,10 +1079,13 @@ def _pool() -> ThreadPoolExecutor:
     that evaluates no large batch starts none) and kept, as starting threads for every call cost
     about 0.2 ms. Batches asked for at once from several threads queue their parts on it; each of
     its threads keeps its scratch buffer (at most one chunk's worth) from call to call, as the
-    caller's thread does. Its threads are joined at exit, as every ThreadPoolExecutor's are."""
+    caller's thread does. Its threads are joined at exit, as every ThreadPoolExecutor's are.
+    (concurrent.futures, and the logging it imports, are imported only then, not with robodesc.)"""
     if not _POOL:
         with _POOL_LOCK:
             if not _POOL:
+                from concurrent.futures import ThreadPoolExecutor
+
                 _POOL.append(ThreadPoolExecutor(_cpu_count(), thread_name_prefix="robodesc-kinematics"))
     return _POOL[0]
 

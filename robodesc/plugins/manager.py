@@ -22,7 +22,7 @@ import warnings
 from collections.abc import Callable, Generator, Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import pluggy
 
@@ -35,7 +35,6 @@ from ..core.arguments import (
     path_argument,
     paths_argument,
 )
-from ..core.checks import CheckReport, check_model, deduplicated, error_diagnostic
 from ..core.diagnostics import Diagnostic
 from ..core.errors import (
     FormatError,
@@ -51,10 +50,13 @@ from ..core.errors import (
 from ..core.model import Model
 from ..core.resources import LIMIT_VARIABLES, LoadContext, ResourceRefused, read_file, size_limit
 from ..core.validation import validate_structure
-from ..core.writing import WriteContext
 from . import hookspecs
 from .lookup import FormatTable, is_fragment
 from .spec import FormatSpec, checked_specs
+
+if TYPE_CHECKING:  # imported where they are used: a load needs neither the checks nor the writers' context
+    from ..core.checks import CheckReport
+    from ..core.writing import WriteContext
 
 ENTRY_POINT_GROUP = "robodesc"
 #: Plugins to leave out, comma-separated entry-point or distribution names; never imported.
@@ -584,6 +586,8 @@ class Registry:
         A file that cannot be loaded gives a report holding the error; a plugin that crashes
         raises its `PluginCrash`, since a crash says nothing about the file.
         """
+        from ..core.checks import CheckReport, check_model, deduplicated, error_diagnostic
+
         excluded = self._excluded(disable_plugins)
         if format is not None:
             name_argument(format, "format", "a format name")
@@ -630,6 +634,8 @@ class Registry:
     ) -> str:
         """`model` as text in `format`. `context` says where the text will be written (for relative
         mesh references) and collects what the format cannot express; a fresh one when not given."""
+        from ..core.writing import WriteContext
+
         if not isinstance(model, Model):
             raise InvalidArgument(f"model must be a robodesc.Model, not {kind(model)}", construct="model")
         excluded = self._excluded(disable_plugins)
