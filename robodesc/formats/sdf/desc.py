@@ -12,8 +12,10 @@ without a `__dict__` each is smaller and one object fewer for the cyclic collect
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -57,6 +59,17 @@ class Node:
         )
 
 
+#: The properties of a link or joint that notes none (most): shared and read only, as is the empty
+#: tuple of what it keeps, so that a large file makes no empty dict and list per link and joint (objects
+#: the cyclic collector would walk until the load is over). A parser sets its own when it has any.
+NO_PROPERTIES: Mapping[str, Any] = MappingProxyType({})
+
+
+def _no_properties() -> Mapping[str, Any]:
+    """`NO_PROPERTIES`, as a field's default (dataclasses take no mapping as a plain default)."""
+    return NO_PROPERTIES
+
+
 @dataclass(slots=True)
 class InertialDesc:
     mass: float
@@ -72,8 +85,8 @@ class LinkDesc:
     visuals: list[Shape]
     collisions: list[Shape]
     location: Location
-    kept: list[Node] = field(default_factory=list)
-    properties: dict[str, Any] = field(default_factory=dict)
+    kept: Sequence[Node] = ()
+    properties: Mapping[str, Any] = field(default_factory=_no_properties)
 
 
 @dataclass(slots=True)
@@ -100,8 +113,8 @@ class JointDesc:
     axis2: AxisDesc | None = None
     pitch: float = 0.0  # translation per radian (screw)
     gearbox: tuple[float, str] | None = None  # ratio, reference body
-    kept: list[Node] = field(default_factory=list)
-    properties: dict[str, Any] = field(default_factory=dict)
+    kept: Sequence[Node] = ()
+    properties: Mapping[str, Any] = field(default_factory=_no_properties)
     parent_location: Location | None = None  # the <parent> and <child> elements: where errors about them point
     child_location: Location | None = None
 

@@ -159,6 +159,7 @@ def parse_link(ctx: FileContext, element: Element) -> LinkDesc:
     solids = []
     named: set[tuple[str, str]] = set()  # (tag, name) of the visuals, collisions, sensors and lights read
     inertial_el = None
+    kept: list[Node] = []
     for child in element:
         tag = child.tag
         if tag in _LINK_NAMED:
@@ -176,17 +177,22 @@ def parse_link(ctx: FileContext, element: Element) -> LinkDesc:
         elif tag == "pose":
             continue
         else:
-            link.kept.append(ctx.keep(child, "link"))
+            kept.append(ctx.keep(child, "link"))
+    if kept:
+        link.kept = kept
+    properties: dict[str, object] = {}
     if inertial_el is not None:
         link.inertial = parse_inertial(ctx, inertial_el, name, solids)
-        kept = [ctx.keep(c, "inertial") for c in inertial_el if c.tag not in _INERTIAL_READ]
-        if kept:
-            link.properties["inertial_kept"] = kept
+        inertial_kept = [ctx.keep(c, "inertial") for c in inertial_el if c.tag not in _INERTIAL_READ]
+        if inertial_kept:
+            properties["inertial_kept"] = inertial_kept
     else:
         link.inertial = InertialDesc(1.0, np.zeros(3), _UNIT_INERTIA.copy())  # libsdformat's default
     defaults = _inertial_defaults(inertial_el)
     if defaults:
-        link.properties["inertial_defaults"] = defaults
+        properties["inertial_defaults"] = defaults
+    if properties:
+        link.properties = properties
     return link
 
 

@@ -17,7 +17,7 @@ from ...core.errors import InvalidValue, MissingAttribute, UnsupportedJointType,
 from ...core.model import Dynamics, JointType, Limits
 from ..xml import Element
 from .context import FileContext
-from .desc import AxisDesc, JointDesc
+from .desc import AxisDesc, JointDesc, Node
 from .names import duplicate, name_of, reference
 from .spec import JOINT_TYPE_NAMES
 from .values import parse_bool, text_of
@@ -64,11 +64,12 @@ def parse_joint(ctx: FileContext, element: Element, convert14: bool) -> JointDes
     if kind is JointType.SCREW:
         pitch = _screw_thread_pitch(ctx, element)
         joint.pitch = pitch / (2.0 * math.pi)
-        joint.properties["screw_thread_pitch"] = pitch
+        joint.properties = {"screw_thread_pitch": pitch}
     if kind is JointType.GEARBOX:
         ratio = ctx.child_double(element, "gearbox_ratio", 1.0)
         joint.gearbox = (ratio, ctx.child_text(element, "gearbox_reference_body") or "")
     sensors: set[str] = set()
+    kept: list[Node] = []
     for child_el in element:
         sensor = child_el.get("name") if child_el.tag == "sensor" else None
         if sensor is not None:
@@ -76,7 +77,9 @@ def parse_joint(ctx: FileContext, element: Element, convert14: bool) -> JointDes
                 raise duplicate("sensor", sensor, f"joint {name!r}", ctx.where(child_el))
             sensors.add(sensor)
         if child_el.tag not in _JOINT_CHILDREN:
-            joint.kept.append(ctx.keep(child_el, "joint"))
+            kept.append(ctx.keep(child_el, "joint"))
+    if kept:
+        joint.kept = kept
     return joint
 
 
