@@ -490,3 +490,60 @@ def test_the_first_use_from_eight_threads_of_a_fresh_process_sees_every_format()
         )
         assert run.returncode == 0, run.stderr
         assert json.loads(run.stdout) == expected
+
+
+# -- entry points found without importlib.metadata -----------------------------------------------
+
+
+def _entry_point_keys(points):
+    return [(ep.name, ep.value, ep.group, ep.dist.name, ep.dist.version) for ep in points]
+
+
+def test_entry_points_are_those_importlib_metadata_finds():
+    """A listing of the sys.path folders finds what importlib.metadata finds, in the same order,
+    for every group installed here (robodesc's, console scripts, pytest's, ...)."""
+    from robodesc.plugins import discovery
+
+    groups = {ep.group for dist in importlib.metadata.distributions() for ep in dist.entry_points}
+    assert "robodesc" in groups
+    for group in sorted(groups):
+        plain = discovery._plain_search(group)
+        assert plain is not None  # this environment is a plain one: folders on sys.path only
+        assert _entry_point_keys(plain) == _entry_point_keys(importlib.metadata.entry_points(group=group)), group
+
+
+def _write_distribution(site, folder, name, version, points):
+    info = site / folder
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n\nA description.\n")
+    (info / "entry_points.txt").write_text("[robodesc]\n" + "".join(f"{k} = {v}\n" for k, v in points.items()))
+
+
+def test_entry_points_follow_importlib_metadata_rules(tmp_path, monkeypatch):
+    """sys.path order, names normalised from the folder, the first distribution of a name
+    shadowing later ones, comments and other sections left out; and where a plain listing
+    cannot see everything (a zip file on the path), importlib.metadata is asked."""
+    from robodesc.plugins import discovery
+
+    first, second = tmp_path / "first", tmp_path / "second"
+    _write_distribution(first, "My.Plugin-1.0.dist-info", "My.Plugin", "1.0", {"toy": "toy_a:plugin"})
+    _write_distribution(second, "my_plugin-2.0.dist-info", "my_plugin", "2.0", {"toy": "toy_b"})  # shadowed
+    _write_distribution(second, "other-0.3.egg-info", "other", "0.3", {"other": "other_mod : obj.attr [extra]"})
+    (second / "other-0.3.egg-info" / "entry_points.txt").write_text(
+        "# a comment\n[console_scripts]\nx = y:z\n\n[robodesc]\nother = other_mod : obj.attr [extra]\n"
+    )
+    monkeypatch.setattr(sys, "path", [str(first), str(tmp_path / "missing"), str(second), *sys.path])
+    expected = _entry_point_keys(importlib.metadata.entry_points(group="robodesc"))
+    found = discovery.entry_points(group="robodesc")
+    assert _entry_point_keys(found) == expected
+    assert expected[:2] == [
+        ("toy", "toy_a:plugin", "robodesc", "My.Plugin", "1.0"),
+        ("other", "other_mod : obj.attr [extra]", "robodesc", "other", "0.3"),
+    ]
+    assert discovery.EntryPoint("j", "json:dumps", "robodesc", found[0].dist).load() is json.dumps
+
+    archive = tmp_path / "plugins.zip"
+    archive.write_bytes(b"")
+    monkeypatch.setattr(sys, "path", [str(archive), *sys.path])
+    assert discovery._plain_search("robodesc") is None
+    assert _entry_point_keys(discovery.entry_points(group="robodesc")) == expected

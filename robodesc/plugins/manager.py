@@ -21,7 +21,6 @@ import threading
 import warnings
 from collections.abc import Callable, Generator, Iterable, Mapping
 from dataclasses import dataclass, field
-from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 import pluggy
@@ -51,6 +50,7 @@ from ..core.model import Model
 from ..core.resources import LIMIT_VARIABLES, LoadContext, ResourceRefused, read_file, size_limit
 from ..core.validation import validate_structure
 from . import hookspecs
+from .discovery import entry_points
 from .lookup import FormatTable, is_fragment
 from .spec import FormatSpec, checked_specs
 
