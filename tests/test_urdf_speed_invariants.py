@@ -1,0 +1,85 @@
+"""What the URDF reader's per-load caches and folded checks must not change (issue 14).
+
+The reader reads each origin text once (`_pose`), each mesh (filename, scale) once (`_mesh`), poses
+bodies once (`_build_tree`) and bounds every world position while it reads origins instead of
+composing poses again (`check_finite_poses` runs only when the bound could overflow). These tests
+pin what a caller sees: arrays never shared between records, the same resolution and diagnostics for
+every mesh element, and the same error for poses that overflow."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import robodesc
+from robodesc import InvalidValue
+
+
+def _robot(body: str) -> str:
+    return f'<robot name="r">{body}</robot>'
+
+
+def test_meshes_of_one_file_share_no_arrays_and_are_each_reported(tmp_path: Path) -> None:
+    (tmp_path / "m.stl").write_bytes(b"solid m\nendsolid m\n")
+    mesh = '<mesh filename="m.stl"{}/>'
+    link = '<link name="{}"><visual><geometry>{}</geometry></visual><collision><geometry>{}</geometry></collision>'
+    link += "</link>"
+    text = _robot(
+        link.format("a", mesh.format(""), mesh.format(' scale="2 2 2"'))
+        + link.format("b", mesh.format(""), '<mesh filename="missing.stl"/>')
+        + link.format("c", '<mesh filename="missing.stl"/>', mesh.format(' scale="2 2 2"'))
+        + '<joint name="j1" type="fixed"><parent link="a"/><child link="b"/></joint>'
+        + '<joint name="j2" type="fixed"><parent link="a"/><child link="c"/></joint>'
+    )
+    model = robodesc.loads(text, format="urdf", base_dir=tmp_path)
+    meshes = [shape.geometry for body in model.bodies.values() for shape in body.visuals + body.collisions]
+    assert [m.path is not None for m in meshes] == [True, True, True, False, False, True]
+    assert [m.scale.tolist() for m in meshes] == [[1.0] * 3, [2.0] * 3, [1.0] * 3, [1.0] * 3, [1.0] * 3, [2.0] * 3]
+    assert all(m.scale.flags.writeable for m in meshes)
+    assert len({id(m.scale) for m in meshes}) == len(meshes)
+    meshes[0].scale[0] = 5.0  # a caller changing one mesh changes no other
+    assert meshes[2].scale[0] == 1.0
+    missing = [d for d in model.diagnostics if d.code == "mesh-not-found"]
+    assert [d.location.element for d in missing] == [
+        "/robot[@name='r']/link[@name='b']/collision/geometry/mesh",
+        "/robot[@name='r']/link[@name='c']/visual/geometry/mesh",
+    ]
+
+
+def test_bodies_are_posed_by_their_joint_and_the_root_by_its_own_identity() -> None:
+    text = _robot(
+        '<link name="a"/><link name="b"/>'
+        '<joint name="j" type="fixed"><parent link="a"/><child link="b"/><origin xyz="1 2 3"/></joint>'
+    )
+    model = robodesc.loads(text, format="urdf")
+    root, child = model.bodies["a"], model.bodies["b"]
+    assert np.array_equal(root.pose, np.eye(4)) and root.pose.flags.writeable
+    assert child.pose is model.joints["j"].origin
+    root.pose[0, 3] = 1.0  # the root's pose is its own, not a shared identity
+    assert robodesc.loads(text, format="urdf").bodies["a"].pose[0, 3] == 0.0
+
+
+@pytest.mark.parametrize(
+    ("offsets", "fails"),
+    [
+        (("1e308 0 0", "1e308 0 0"), True),  # two finite offsets whose sum overflows
+        (("1e308 0 0", "-1e308 0 0"), False),  # they cancel: no pose overflows
+        (("4e307 0 0", "4e307 0 0"), False),  # within the bound's margin: no check needed
+        (("1.7e308 0 0", "0 0 0"), False),  # past the margin, yet every pose is finite
+    ],
+)
+def test_poses_that_overflow_are_refused_as_before(offsets: tuple[str, str], fails: bool) -> None:
+    first, second = offsets
+    text = _robot(
+        '<link name="a"/><link name="b"/><link name="c"/>'
+        f'<joint name="j1" type="fixed"><parent link="a"/><child link="b"/><origin xyz="{first}"/></joint>'
+        f'<joint name="j2" type="fixed"><parent link="b"/><child link="c"/><origin xyz="{second}"/></joint>'
+    )
+    if not fails:
+        assert np.isfinite(robodesc.loads(text, format="urdf").forward_kinematics()["c"]).all()
+        return
+    with pytest.raises(InvalidValue, match="world pose of body 'c'") as error:
+        robodesc.loads(text, format="urdf")
+    assert error.value.location.element == "/robot[@name='r']/joint[@name='j2']"
