@@ -217,11 +217,13 @@ class _Plan:
         self.parents = parents
         self.count = len(parents)
         self.direct, self.fixed, self.rows = direct, fixed, rows
-        self.levels, self.jumps = _walk(parents)
+        self._depth, self.jumps = _walk(parents)
+        self._levels: list[tuple[slice, np.ndarray | slice]] | None = None
         # A pass over a chunk costs about as much as 64 numpy calls: a deep tree (a long chain) is
         # walked by jumps in batches too, or its cost would grow with its depth squared. A sub-plan
         # walks as the full plan does, so that it computes the very same products.
-        self.batch_jumps = len(self.levels) > 64 * max(1, len(self.jumps)) if batch_jumps is None else batch_jumps
+        depth = self._depth[-1] + 1 if self._depth else 0  # (one level per depth)
+        self.batch_jumps = depth > 64 * max(1, len(self.jumps)) if batch_jumps is None else batch_jumps
         self._kernel: tuple | None = None
         # one configuration: the columns read as they are when no joint is a mimic or held at 0
         self.plain = bool((mult == 1.0).all() and not off.any())
@@ -242,6 +244,25 @@ class _Plan:
         self.__dict__.update(state)
         self._single = threading.local()
 
+    @property
+    def levels(self) -> list[tuple[slice, np.ndarray | slice]]:
+        """The moving bodies one level (depth) at a time, as batches walk them: each level's rows and
+        its parents' rows (a view when consecutive: a chain's parents, or a lone root's "no anchor").
+        Worked out on first use: one configuration, and a deep tree's batches, walk by jumps instead."""
+        if self._levels is None:
+            depth, parents = self._depth, self.parents
+            parent_list = parents.tolist()
+            levels: list[tuple[slice, np.ndarray | slice]] = []
+            first = 0
+            while first < self.count:  # levels are contiguous, as moving bodies are sorted by depth
+                last = bisect_right(depth, depth[first], first)
+                up = parent_list[first:last]
+                consecutive = up[-1] - up[0] == last - first - 1 and up == list(range(up[0], up[-1] + 1))
+                levels.append((slice(first, last), slice(up[0], up[-1] + 1) if consecutive else parents[first:last]))
+                first = last
+            self._levels = levels
+        return self._levels
+
     def kernel_arrays(self) -> tuple:
         """The plan as the flat arrays the compiled kernel reads (built on first use)."""
         if self._kernel is None:
@@ -251,25 +272,16 @@ class _Plan:
         return self._kernel
 
 
-def _walk(parents: np.ndarray) -> tuple[list[tuple[slice, np.ndarray | slice]], list[tuple[int, np.ndarray]]]:
-    """How a moving tree is walked: one product per level for batches (levels are contiguous, as
-    moving bodies are sorted by depth), ancestor-pointer jumps for one configuration: after jump k
-    a body holds the product of its 2**(k+1) nearest local poses. Worked out on lists, with one
-    numpy call per jump: compiling a small model is mostly the fixed cost of such calls."""
+def _walk(parents: np.ndarray) -> tuple[list[int], list[tuple[int, np.ndarray]]]:
+    """The depth of each moving body (sorted by depth), and the ancestor-pointer jumps that walk the
+    tree for one configuration (and for a deep tree's batches): after jump k a body holds the product
+    of its 2**(k+1) nearest local poses. Worked out on lists, with one numpy call per jump: compiling
+    a small model is mostly the fixed cost of such calls. (Batches walk by levels: `_Plan.levels`.)"""
     count = none = len(parents)
     parent_list = parents.tolist()
     depth: list[int] = []
     for p in parent_list:  # parents come first: one pass
         depth.append(depth[p] + 1 if p != none else 0)
-    levels: list[tuple[slice, np.ndarray | slice]] = []
-    first = 0
-    while first < count:
-        last = bisect_right(depth, depth[first], first)
-        up = parent_list[first:last]
-        consecutive = up[-1] - up[0] == last - first - 1 and up == list(range(up[0], up[-1] + 1))
-        # a chain's parents, or a lone root's "no anchor", are read as a view: one numpy call less
-        levels.append((slice(first, last), slice(up[0], up[-1] + 1) if consecutive else parents[first:last]))
-        first = last
     # jump k moves the bodies at depth 2**k and more, a suffix of the (depth-sorted) moving bodies
     jumps: list[tuple[int, np.ndarray]] = []
     pointer = np.array([*parent_list, none])
@@ -279,7 +291,7 @@ def _walk(parents: np.ndarray) -> tuple[list[tuple[slice, np.ndarray | slice]], 
         jumps.append((first, pointer[first:count].copy()))
         pointer = pointer[pointer]
         reach *= 2
-    return levels, jumps
+    return depth, jumps
 
 
 class Kinematics:
