@@ -269,7 +269,7 @@ def parse_vector(text: str, count: int, where: Where, construct: str) -> np.ndar
 
 def _rgba(values: list[float] | None) -> np.ndarray | None:
     """3 or 4 numbers as an RGBA color (alpha defaults to 1) when each is in [0, 1]; else None."""
-    if values is not None and all(0.0 <= v <= 1.0 for v in values):
+    if values is not None and 0.0 <= min(values) and max(values) <= 1.0:  # (3 or 4 numbers, none NaN)
         return np.array(values + [1.0] * (4 - len(values)))
     return None
 
