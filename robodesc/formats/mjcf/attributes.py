@@ -246,8 +246,7 @@ class Attributes:
         """The pose written on an element: pos plus at most one orientation specifier. Without a pos
         the translation is the identity's (+0, as MuJoCo's default 0 0 0 gives), without a rotation
         written or inherited the rotation is too (the identity quaternion's matrix, bit for bit)."""
-        pos = self.floats(element, attrs, "pos", 3)
-        rotation = _NO_ROTATION if _ORIENTATION_NAMES.isdisjoint(attrs) else self._rotation_entries(element, attrs)
+        pos, rotation = self._pose_numbers(element, attrs)
         return _pose_array(rotation[0], pos)
 
     def placed_pose(self, element: Element, attrs: dict[str, str], frame: np.ndarray) -> np.ndarray:
@@ -256,16 +255,26 @@ class Attributes:
         +0 added to every entry (records.placed), done here on the floats."""
         if frame is not IDENTITY:
             return frame @ self.pose(element, attrs)
-        return self.poses(element, attrs, frame)[1]
+        pos, rotation = self._pose_numbers(element, attrs)
+        return _pose_array(rotation[1], None if pos is None else [p + 0.0 for p in pos])
 
     def poses(self, element: Element, attrs: dict[str, str], frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The pose written on the element and `placed_pose` (a body keeps both), from one reading."""
-        pos = self.floats(element, attrs, "pos", 3)
-        rotation = _NO_ROTATION if _ORIENTATION_NAMES.isdisjoint(attrs) else self._rotation_entries(element, attrs)
+        pos, rotation = self._pose_numbers(element, attrs)
         written = _pose_array(rotation[0], pos)
         if frame is not IDENTITY:
             return written, frame @ written
         return written, _pose_array(rotation[1], None if pos is None else [p + 0.0 for p in pos])
+
+    def _pose_numbers(
+        self, element: Element, attrs: dict[str, str]
+    ) -> tuple[list[float] | None, tuple[_Rotation, _Rotation]]:
+        """The element's pos (None when not written) and its rotation's entries (`_rotation_entries`),
+        read in MuJoCo's order: a bad pos is reported before a bad orientation."""
+        pos = self.floats(element, attrs, "pos", 3)
+        if _ORIENTATION_NAMES.isdisjoint(attrs):
+            return pos, _NO_ROTATION
+        return pos, self._rotation_entries(element, attrs)
 
     def _rotation_entries(self, element: Element, attrs: dict[str, str]) -> tuple[_Rotation, _Rotation]:
         """The entries of the element's rotation matrix (of `quat`), row by row, as computed and with +0
@@ -285,6 +294,8 @@ class Attributes:
 
     def quat(self, element: Element, attrs: dict[str, str]) -> np.ndarray:
         """The element's orientation (w, x, y, z), from whichever specifier it writes or inherits."""
+        if _ORIENTATION_NAMES.isdisjoint(attrs):  # (`attrs` holds the element's own: none written either)
+            return np.array(_IDENTITY_QUAT)
         name = self._orientation(element, attrs)
         return np.array(_IDENTITY_QUAT) if name is None else self._parsed_quat(element, attrs, name)
 

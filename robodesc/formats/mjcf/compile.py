@@ -149,7 +149,8 @@ def _store_inertials(model: Model, bodies: dict[str, _MassBody]) -> None:
         if p is not None:
             body = model.bodies[name]
             finite = math.isfinite  # on the arrays' numbers: np.isfinite(...).all(), without two ufunc calls
-            if not (finite(p.mass) and all(map(finite, p.pos.tolist())) and all(map(finite, p.moments.tolist()))):
+            moments = p.moments.tolist()
+            if not (finite(p.mass) and all(map(finite, p.pos.tolist())) and all(map(finite, moments))):
                 raise InvalidValue(  # MuJoCo compiles an infinite inertia; nothing can be computed from it
                     f"the mass or inertia of body {name!r} overflows (it is not a finite number)",
                     location=body.location,
@@ -157,7 +158,9 @@ def _store_inertials(model: Model, bodies: dict[str, _MassBody]) -> None:
                     suggestion="check the masses, densities, sizes and positions of the body's geoms",
                 )
             rotation = quat_to_matrix(p.quat)
-            body.inertial = Inertial(p.mass, p.pos.copy(), rotation @ np.diag(p.moments) @ rotation.T)
+            a, b, c = moments  # np.diag(p.moments), the same entries, from the floats already at hand
+            diagonal = np.array([[a, 0.0, 0.0], [0.0, b, 0.0], [0.0, 0.0, c]])
+            body.inertial = Inertial(p.mass, p.pos.copy(), rotation @ diagonal @ rotation.T)
 
 
 def _body_inertia(body: Body, info: _MassBody, c: Compiler) -> None:

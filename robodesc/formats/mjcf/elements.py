@@ -30,6 +30,8 @@ from .records import GeomSpec, HfieldAsset, JointSpec, MeshShape, Principal, Sit
 GEOM_TYPES = ("plane", "hfield", "sphere", "capsule", "ellipsoid", "cylinder", "box", "mesh", "sdf")
 JOINT_TYPES = ("free", "ball", "slide", "hinge")
 _Z = (0.0, 0.0, 1.0)
+#: The attributes of a joint's dynamics (`_read_joint_limits_and_dynamics`).
+_DYNAMICS = frozenset(("damping", "frictionloss", "stiffness", "armature"))
 
 
 # -- joints ---------------------------------------------------------------------------------------
@@ -58,6 +60,7 @@ def generated_joint(read: Attributes, element: Element, active: str | None, writ
 def _joint(read: Attributes, element: Element, attrs: dict[str, str], kind: str, frame: np.ndarray) -> JointSpec:
     name = read.name(attrs, "joint")
     names = read.state.joint_names
+    kept = read.state.texts.setdefault
     read.unique(element, name, "joint", names)
     pos = read.floats(element, attrs, "pos", 3, [0.0, 0.0, 0.0])
     axis = read.floats(element, attrs, "axis", 3, [0.0, 0.0, 1.0])
@@ -77,7 +80,7 @@ def _joint(read: Attributes, element: Element, attrs: dict[str, str], kind: str,
         friction=0.0,
         stiffness=0.0,
         armature=0.0,
-        attributes={k: v for k, v in attrs.items() if k not in ("name", "class")},
+        attributes={k: kept(v, v) for k, v in attrs.items() if k not in ("name", "class")},
         location=read.where(element),
     )
     if kind != "free":
@@ -129,6 +132,8 @@ def _read_joint_limits_and_dynamics(
         joint.spring_reference = read.floats(element, attrs, "springref", 1, [0.0])[0]
     elif limited:
         joint.limits = (0.0, angle(high))
+    if _DYNAMICS.isdisjoint(attrs):  # none written or inherited (the record's 0.0s): nothing to read
+        return
     # MuJoCo 4 reads damping and stiffness as polynomials of up to 3 terms; the first is the linear one
     joint.damping = (read.sizes(element, attrs, "damping", 3) or [0.0])[0]
     joint.friction = read.floats(element, attrs, "frictionloss", 1, [0.0])[0]
@@ -339,7 +344,7 @@ def _fitted(
 def _check_size(read: Attributes, element: Element, kind: str, size: list[float]) -> None:
     """A primitive needs its sizes, all positive."""
     count = PRIMITIVE_SIZES[kind]
-    if len(size) < count or any(s <= 0 for s in size[:count]):
+    if len(size) < count or any([s <= 0 for s in size[:count]]):
         raise read.error(
             InvalidValue,
             element,
@@ -517,6 +522,7 @@ def read_site(
     """A named site (`attrs`: its attributes in force) of the body being read."""
     name = read.name(attrs, "site")
     names = read.state.site_names
+    kept = read.state.texts.setdefault
     read.unique(element, name, "site", names)
     kind = attrs.get("type", "sphere")
     pose, _ = geom_pose(read, element, attrs, kind, read.sizes(element, attrs, "size", 3), frame)
@@ -525,6 +531,6 @@ def read_site(
     return SiteSpec(
         name=name,
         pose=pose,
-        attributes={k: v for k, v in attrs.items() if k != "name"},
+        attributes={k: kept(v, v) for k, v in attrs.items() if k != "name"},
         location=read.where(element),
     )

@@ -57,7 +57,7 @@ def _note_length_ranges(read: Attributes, root: Element, spec: ModelSpec) -> Non
             use_existing = setting.get("useexisting", "true" if use_existing else "false") == "true"
     if mode == "none":
         return
-    joints = _joints_by_name(spec.world)
+    joints: dict[str, JointSpec] | None = None  # gathered when an actuator needs them (most models: never)
     for index, actuator in enumerate(spec.actuators):
         attrs = actuator.attributes
         muscle = actuator.tag == "muscle" or "muscle" in (attrs.get("gaintype"), attrs.get("biastype"))
@@ -66,6 +66,8 @@ def _note_length_ranges(read: Attributes, root: Element, spec: ModelSpec) -> Non
             continue
         if use_existing and _given(attrs.get("lengthrange", "")):
             continue  # MuJoCo keeps the range written
+        if joints is None:
+            joints = _joints_by_name(spec.world)
         joint = joints.get(attrs.get("joint") or attrs.get("jointinparent") or "")
         if joint is not None and joint.kind != "free" and joint.limits is None:
             read.state.diagnose(

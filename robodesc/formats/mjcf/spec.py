@@ -211,7 +211,8 @@ class _Walker:
         names.add(name)
         yield self.children(element, body, parent, IDENTITY, attrs.get("childclass", active))
         kinds = [item.kind for item in body.items if isinstance(item, JointSpec)]
-        _check_joint_sequence(read, element, name, kinds)
+        if len(kinds) > 1:  # (one joint has at most 6 dofs and nothing after it)
+            _check_joint_sequence(read, element, name, kinds)
         if "free" in kinds:
             read.require(
                 parent == "world",

@@ -76,6 +76,10 @@ class LoadState:
     joint_names: set[str] = field(default_factory=set)
     site_names: set[str] = field(default_factory=set)
     unnamed: int = 0  # elements named "<unnamed KIND N>" so far
+    #: attribute values the model keeps (joints' and sites' `extras["mjcf"]`), each text once: a robot
+    #: writes the same type, axis, range or class values again and again, and the parser makes a
+    #: string of each one it reads
+    texts: dict[str, str] = field(default_factory=dict)
     #: class attributes MuJoCo ignores: (class, tag, kind, attributes) -> (element label, location)s
     ignored: dict[tuple, list[tuple[str, Location]]] = field(default_factory=dict)
     diagnostics: list[Diagnostic] = field(default_factory=list)  # noted while reading, in order
