@@ -1,0 +1,118 @@
+"""The SDF reader's fast paths give what the slower paths they stand in front of give, bit for bit.
+
+* `FileContext.child_doubles` reads several children's numbers in one pass when all are plain, and falls
+  back to `child_double` child by child otherwise: the same values, or the same first error;
+* `floats_of` (and `plain_floats` in front of it) gives `vector_of`'s numbers, and Python's float
+  division (a joint axis normalised on plain floats) is numpy's;
+* `_clearly_valid` says a zero inertia tensor (of either sign in each entry) is valid, as `_is_valid` does;
+* an attribute-less `<pose>` (read without looking at attributes) is the pose the attribute path gives.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from robodesc.core.errors import RobodescError
+from robodesc.core.resources import LoadContext
+from robodesc.formats.sdf import parse as sdf_parse
+from robodesc.formats.sdf.context import FileContext
+from robodesc.formats.sdf.inertia import _clearly_valid, _is_valid
+from robodesc.formats.sdf.loader import Loader
+from robodesc.formats.sdf.values import plain_floats
+from robodesc.formats.xml import parse_xml
+
+TEXTS = [
+    "1",
+    " 0.5 ",
+    "\t-2e-3\n",
+    "-0",
+    "+.5",
+    "1E+2",
+    "1e16",
+    "",
+    "   ",
+    "1e999",
+    "-1e999",
+    "nan",
+    "inf",
+    "1 2",
+    "0.5 extra",
+    "abc",
+    "0x10",
+    "1_0",
+    "\u00a01",
+    "1e",
+    ".",
+    "\t3\r",
+]
+TAGS = ("a", "b", "c")
+DEFAULTS = (1.5, -2.5, 0.0)
+
+
+def _context(xml: str) -> tuple[FileContext, object]:
+    document = parse_xml(xml.encode(), "test.sdf")
+    loader = Loader(LoadContext(source="test.sdf", base_dir="."), sdf_parse.parse_file)
+    return FileContext(loader, document, ["."]), document.root
+
+
+def _outcome(read):
+    """What `read()` gives: its values (as bits), or its error's class, message, construct and location."""
+    try:
+        return ("values", [np.float64(v).tobytes() for v in read()])
+    except RobodescError as error:
+        return ("error", type(error).__name__, error.message, error.construct, error.location._key())
+
+
+@pytest.mark.parametrize("allow_inf", [False, True])
+@pytest.mark.parametrize("written", [(0, 1, 2), (0, 2), (1,), ()])
+def test_child_doubles_is_child_double_child_by_child(written, allow_inf):
+    for texts in itertools.chain(
+        ([t] * 3 for t in TEXTS), itertools.product(["1", "2.5", *TEXTS[7:12]], repeat=len(written))
+    ):
+        children = "".join(f"<{TAGS[i]}>{texts[k % len(texts)]}</{TAGS[i]}>" for k, i in enumerate(written))
+        ctx, root = _context(f"<x>{children}</x>")
+        fast = _outcome(lambda ctx=ctx, root=root: ctx.child_doubles(root, TAGS, DEFAULTS, allow_inf))
+        slow = _outcome(
+            lambda ctx=ctx, root=root: [ctx.child_double(root, t, d, allow_inf) for t, d in zip(TAGS, DEFAULTS)]
+        )
+        assert fast == slow, (children, allow_inf)
+
+
+@pytest.mark.parametrize("text", ["0 0 1", " 1 -0 0 ", "0.6 0.8 0", "1e-300 1e300 -5", "1 2 3 4", "1e2 2E-3 -.5"])
+def test_floats_of_and_float_division_are_numpys(text):
+    ctx, root = _context(f"<x><xyz>{text}</xyz></x>")
+    values, array = ctx.floats_of(root[0], 3, "xyz"), ctx.vector_of(root[0], 3, "xyz")
+    assert np.array(values).tobytes() == array.tobytes()
+    if len(text.split()) == 3:  # exactly three numbers: what `plain_floats` reads itself
+        assert plain_floats(text, 3) == values
+    x, y, z = values
+    norm = math.hypot(x, y, z)
+    assert np.array([x / norm, y / norm, z / norm]).tobytes() == (array / norm).tobytes()
+
+
+def test_a_zero_inertia_tensor_is_clearly_valid_as_it_is_valid():
+    for signs in itertools.product([0.0, -0.0], repeat=6):
+        xx, yy, zz, xy, xz, yz = signs
+        tensor = np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])
+        for mass in (0.0, -0.0, 1.0, 1e300):
+            assert _clearly_valid(mass, tensor) and _is_valid(mass, tensor)
+    assert not _clearly_valid(1.0, np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, np.nan]]))
+    assert not _clearly_valid(-1.0, np.zeros((3, 3)))
+
+
+@pytest.mark.parametrize("text", ["0 0 0 0 0 0", "1 -0 2 0 -0 0", "1 2 3 0.1 -0.2 0.3", "", "1 2 3 4 5 6 7"])
+def test_an_attribute_less_pose_is_the_pose_the_attribute_path_reads(text):
+    ctx, root = _context(f'<x><pose>{text}</pose><pose relative_to="">{text}</pose></x>')
+    plain, attributed = root.findall("pose")
+    try:
+        fast = ctx.pose_element(plain)
+    except RobodescError as error:
+        with pytest.raises(type(error)):
+            ctx.pose_element(attributed)
+        return
+    slow = ctx.pose_element(attributed)
+    assert fast.matrix.tobytes() == slow.matrix.tobytes() and fast.relative_to == slow.relative_to == ""
