@@ -617,6 +617,11 @@ def test_poses_that_overflow_are_refused_by_name_without_numpy_warnings():
             model.forward_kinematics({"j": 1e308})
         with pytest.raises(ConfigurationError, match="configuration 1: the pose of 'b'"):
             model.forward_kinematics_batch(np.array([[0.0], [1e308]]))
+        # numpy's one-configuration check sums the poses' squares (beyond 1e308 here): a finite pose
+        # still comes back as it is, and an overflowing one is still refused by name
+        assert model.forward_kinematics({"j": 1.0}, backend="numpy")["b"][0, 3] == 1e308
+        with pytest.raises(ConfigurationError, match="pose of 'b' is not finite"):
+            model.forward_kinematics({"j": 1e308}, backend="numpy")
 
 
 def test_batches_of_a_deep_chain_cost_in_proportion_and_agree_with_single_poses():

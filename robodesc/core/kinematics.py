@@ -896,7 +896,6 @@ class _OneWorkspace:
     def __init__(self, plan: _Plan, nq: int) -> None:
         count = plan.count
         self.values = np.zeros(nq + 1)  # the last entry stays 0: the value of "no joint"
-        self.ones = np.ones((plan.rows, 4, 4))  # the poses' sum is their dot product with this
         self.coef = np.empty((count, 1, 4))
         self.coef[:, 0, 0] = 1.0
         self.sin, self.cos, self.value = self.coef[:, 0, 1], self.coef[:, 0, 2], self.coef[:, 0, 3]
@@ -924,8 +923,8 @@ def _evaluate_single(plan: _Plan, q: np.ndarray, out: np.ndarray) -> bool:
     the coefficients and the local poses written straight into the world array, the columns read
     as they are when no mimic needs scaling. The poses are those of the pointer jumps `_evaluate`
     makes in a deep tree. One sum each for the values and the poses tells whether they are finite
-    (they are unless something is not, or they are near 1e308), and the caller makes the exact
-    checks only when not. (errstate as a decorator costs half what a `with` block does.)"""
+    (they are unless something is not, or they are huge), and the caller makes the exact checks
+    only when not. (errstate as a decorator costs half what a `with` block does.)"""
     if not plan.shows_bad_values and not math_isfinite(np.add.reduce(q, None)):
         _check_values(q)
     work = getattr(plan._single, "workspace", None)
@@ -969,7 +968,9 @@ def _evaluate_single(plan: _Plan, q: np.ndarray, out: np.ndarray) -> bool:
             np.matmul(both.take(work.anchors, axis=0), poses, out=out[rows])
         else:
             out[rows] = both.take(work.anchors, axis=0) @ poses
-    return math_isfinite(np.vdot(out, work.ones))  # (a dot product: a third cheaper than a sum)
+    # the poses' squares summed (by a dot product, a third cheaper than a sum): finite unless a pose
+    # is not, or a position is beyond 1e150, when the caller makes the exact checks
+    return math_isfinite(np.vdot(out, out))
 
 
 def _evaluate(plan: _Plan, q: np.ndarray, out: np.ndarray, work: _BatchWorkspace) -> None:
