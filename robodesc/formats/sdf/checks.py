@@ -93,6 +93,7 @@ _A_TURN = _TWO_PI + 1e-9  # an angle up to this is no more than a turn (`_turns_
 #: <size>, <lower>, ...) is only walked through.
 _LOOKED_INTO = NAMED | {"pose", "plugin", "sensor", "joint", "geometry"}
 _SINCE_TAGS = frozenset(tag for tag, _ in SINCE)
+_SHAPE_TAGS = frozenset(GEOMETRY_TAGS)
 _LINTED_BEFORE_NEWEST = _LOOKED_INTO | _SINCE_TAGS
 
 
@@ -212,7 +213,9 @@ class _Lint:
     def element(self, element, parent, scope) -> None:
         tag = element.tag
         if tag in NAMED:
-            self.name(element)
+            name = element.get("name")
+            if name is not None and not name.strip():
+                self.empty_name(element)
         for attribute in element.keys() if self.older and tag in _SINCE_TAGS else ():  # (attrib makes a dict)
             since = SINCE.get((tag, attribute))
             if since is not None and self.version < since:
@@ -234,7 +237,8 @@ class _Lint:
         elif tag == "joint" and parent is not None and parent.tag in ("model", "world"):
             self.joint(element)
         elif tag == "geometry" and parent is not None and parent.tag in ("visual", "collision"):
-            self.geometry(element, parent)
+            if len(element) != 1 or element[0].tag not in _SHAPE_TAGS:  # (one shape, the common case: nothing to say)
+                self.geometry(element, parent)
 
     # -- the document ------------------------------------------------------------------------
     def document_content(self, root) -> None:
@@ -248,17 +252,15 @@ class _Lint:
                 'add a <model name="..."> or a <world name="...">',
             )
 
-    def name(self, element) -> None:
-        name = element.get("name")
-        if name is not None and not name.strip():
-            self.add(
-                Severity.ERROR,
-                "sdf-empty-name",
-                f"a <{element.tag}> has an empty name; nothing can refer to it and simulators tell "
-                f"{element.tag}s apart by name",
-                element,
-                f'give the <{element.tag}> a name="..." unique among its siblings',
-            )
+    def empty_name(self, element) -> None:
+        self.add(
+            Severity.ERROR,
+            "sdf-empty-name",
+            f"a <{element.tag}> has an empty name; nothing can refer to it and simulators tell "
+            f"{element.tag}s apart by name",
+            element,
+            f'give the <{element.tag}> a name="..." unique among its siblings',
+        )
 
     # -- poses -------------------------------------------------------------------------------
     def pose(self, element, parent, scope) -> None:
@@ -432,8 +434,7 @@ class _Lint:
 
     # -- geometry ----------------------------------------------------------------------------
     def geometry(self, element, owner) -> None:
-        if len(element) == 1 and element[0].tag in GEOMETRY_TAGS:
-            return  # the common <geometry>: one shape, nothing to say
+        """A <geometry> holding several shapes or none (`element` looks at one holding one shape no further)."""
         shapes = list(dict.fromkeys(child.tag for child in element if child.tag in GEOMETRY_TAGS))
         if len(shapes) > 1:  # (several <polyline>s make one shape)
             used = min(shapes, key=SHAPE_PRECEDENCE.index)
