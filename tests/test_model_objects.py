@@ -300,6 +300,24 @@ def test_records_are_slotted_and_copy_and_pickle_with_every_protocol():
     shape = Shape(Box(np.ones(3)))
     shape.note = "mine"  # type: ignore[attr-defined]  # an unslotted Shape keeps what it is given
     assert pickle.loads(pickle.dumps(shape, protocol=0)).note == "mine"
+    assert copy.copy(shape).note == copy.deepcopy(shape).note == "mine"
+
+
+def test_a_copy_shares_the_values_and_a_deep_copy_keeps_what_was_shared():
+    shape = Shape(Box(np.ones(3)), pose=np.eye(4))
+    body = Body(name="b", visuals=[shape], collisions=[shape])  # one geom, drawn and colliding (MJCF)
+    shallow = copy.copy(body)
+    assert shallow is not body and shallow.visuals is body.visuals and shallow.pose is body.pose
+    deep = copy.deepcopy(body)
+    assert deep == body and deep.visuals is not body.visuals and deep.visuals[0] is not shape
+    assert deep.visuals[0] is deep.collisions[0]  # still one shape, as in the original
+    deep.visuals[0].pose[0, 3] = 1.0
+    assert shape.pose[0, 3] == 0.0
+    partial = object.__new__(Limits)  # a record made without __init__: its unset slots stay unset
+    partial.lower = -1.0
+    assert copy.copy(partial).lower == copy.deepcopy(partial).lower == -1.0
+    with pytest.raises(AttributeError):
+        copy.copy(partial).upper  # noqa: B018
 
 
 # -- repr -----------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ prints as a summary, not as 31 kB of arrays)."""
 from __future__ import annotations
 
 import os
+from copy import deepcopy
 from dataclasses import MISSING, fields
 from enum import Enum
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -59,6 +60,8 @@ class Record:
       Objects of different classes are never equal. Records stay unhashable: they are mutable.
     * ``repr`` is short: arrays of up to 16 numbers inline and rounded, larger ones by shape;
       lists of records by count; long strings and lists cut; fields at their default left out.
+    * Copies (`copy.copy`, `copy.deepcopy`) and pickles of any protocol carry every field, slotted
+      or not; a deep copy keeps what the original shares (one Shape in `visuals` and `collisions`).
     """
 
     # No instance dictionary here, so that a slotted subclass has none either (``slots=True``: smaller
@@ -82,13 +85,36 @@ class Record:
 
     # Defining __eq__ sets __hash__ to None, as a dataclass with eq=True and frozen=False has.
 
+    def _state(self) -> dict[str, Any]:
+        """Every field by name (a slot never set left out), and any attribute of an unslotted record."""
+        state = {}
+        for name in self.__dataclass_fields__:
+            try:
+                state[name] = getattr(self, name)
+            except AttributeError:  # a record made without __init__
+                pass
+        state.update(getattr(self, "__dict__", ()))
+        return state
+
+    # Copies and pickles. A slotted record has no `__dict__` to copy whole: copy's generic path would
+    # gather its slots into a state, deep-copy that, and set them back through a Python loop. These copy
+    # the fields directly (a deep copy of a model is quicker than before the records were slotted, a
+    # shallow copy of a record with many fields a little slower). Pickle protocols 0 and 1 cannot save
+    # slots at all: for them `__reduce_ex__` rebuilds the record from its fields.
+
+    def __copy__(self) -> Any:
+        return _rebuilt(type(self), self._state())
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Any:
+        record: Any = object.__new__(type(self))
+        memo[id(self)] = record  # before the fields: a field may lead back to this record
+        for name, value in self._state().items():
+            object.__setattr__(record, name, deepcopy(value, memo))
+        return record
+
     def __reduce_ex__(self, protocol: Any) -> Any:
-        """Pickle protocols 0 and 1 cannot save slots by themselves: for them a record is rebuilt from
-        its fields by name (later protocols, and copies, save slots as they are)."""
         if isinstance(protocol, int) and protocol < 2:
-            state = {name: getattr(self, name) for name in self.__dataclass_fields__ if hasattr(self, name)}
-            state.update(getattr(self, "__dict__", ()))
-            return _rebuilt, (type(self), state)
+            return _rebuilt, (type(self), self._state())
         return object.__reduce_ex__(self, protocol)
 
     def __repr__(self) -> str:
