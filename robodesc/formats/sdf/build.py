@@ -325,8 +325,8 @@ class Builder:
         parent_at, child_at = desc.parent_location or where, desc.child_location or where
         parent = "world"
         if desc.parent != "world":
-            parent = self.attached_body(self.full_path(item, desc.parent, "parent", parent_at))
-        child = self.attached_body(self.full_path(item, desc.child, "child", child_at))
+            parent = self._end_body(item, desc.parent, "parent", parent_at)
+        child = self._end_body(item, desc.child, "child", child_at)
         if child == "world":
             raise InvalidTree(
                 f"the child {desc.child!r} of joint {item.full!r} resolves to the world",
@@ -343,6 +343,15 @@ class Builder:
                 suggestion="connect two different links",
             )
         return parent, child
+
+    def _end_body(self, item: _Item[JointDesc], ref: str, what: str, location: Location) -> str:
+        """The body a joint's `<parent>` or `<child>` is attached to. A link of the top model or world (most
+        joints' ends) is its own body: what `attached_body(full_path(...))` finds, without the lookups."""
+        if not item.prefix:  # (the item's scope is then the top scope, where `attached` looks first)
+            vertex = item.scope.local.get(ref)
+            if vertex is not None and vertex.kind == "link":
+                return ref
+        return self.attached_body(self.full_path(item, ref, what, location))
 
     def _axes(self, item: _Item[JointDesc], joint: Joint, frame_pose: np.ndarray) -> None:
         """`<axis>` and `<axis2>`: directions in the joint frame, limits, dynamics, mimics."""
@@ -438,7 +447,8 @@ class Builder:
         """Parents before children, the first parent joint of each link (gearboxes last) in the tree."""
         incoming: dict[str, list[str]] = {}
         outgoing: dict[str, list[str]] = {}
-        order = sorted(joints, key=lambda n: joints[n].type is JointType.GEARBOX)
+        gearboxes = [name for name, joint in joints.items() if joint.type is JointType.GEARBOX]
+        order = [name for name, joint in joints.items() if joint.type is not JointType.GEARBOX] + gearboxes
         for name in order:
             parent, child, _ = ends[name]
             incoming.setdefault(child, []).append(name)
