@@ -5,7 +5,8 @@
 * `floats_of` (and `plain_floats` in front of it) gives `vector_of`'s numbers, and Python's float
   division (a joint axis normalised on plain floats) is numpy's;
 * `_clearly_valid` says a zero inertia tensor (of either sign in each entry) is valid, as `_is_valid` does;
-* an attribute-less `<pose>` (read without looking at attributes) is the pose the attribute path gives.
+* an attribute-less `<pose>` (read without looking at attributes) is the pose the attribute path gives;
+* `_has_negative_zero` (through `repr`) finds exactly the -0.0 entries `math.copysign` finds.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from robodesc.core.errors import RobodescError
 from robodesc.core.resources import LoadContext
 from robodesc.formats.sdf import parse as sdf_parse
 from robodesc.formats.sdf.context import FileContext
+from robodesc.formats.sdf.elements import _has_negative_zero
 from robodesc.formats.sdf.inertia import _clearly_valid, _is_valid
 from robodesc.formats.sdf.loader import Loader
 from robodesc.formats.sdf.values import plain_floats
@@ -116,3 +118,9 @@ def test_an_attribute_less_pose_is_the_pose_the_attribute_path_reads(text):
         return
     slow = ctx.pose_element(attributed)
     assert fast.matrix.tobytes() == slow.matrix.tobytes() and fast.relative_to == slow.relative_to == ""
+
+
+def test_has_negative_zero_finds_exactly_the_negative_zeros():
+    for values in itertools.product([0.0, -0.0, 1.0, -1e-300, -0.01, 5e-324, -5e-324], repeat=3):
+        expected = any(v == 0.0 and math.copysign(1.0, v) < 0.0 for v in values)
+        assert _has_negative_zero(values) is expected, values

@@ -257,7 +257,7 @@ class Builder:
             body.extras["xml"] = [node.extra(item.full) for node in link.kept]
         if link.properties.get("inertial_kept"):  # <auto_inertia_params>, <fluid_added_mass>, ... of the inertial
             sdf["inertial_xml"] = [node.extra(item.full) for node in link.properties["inertial_kept"]]
-        if any(_sdf(s.extras).get("pose_relative_to") for s in link.visuals + link.collisions):
+        if link.shape_frames:
             self._shape_poses(item, body, model)
         return body
 

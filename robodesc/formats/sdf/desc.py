@@ -87,6 +87,7 @@ class LinkDesc:
     location: Location
     kept: Sequence[Node] = ()
     properties: Mapping[str, Any] = field(default_factory=_no_properties)
+    shape_frames: bool = False  # a visual's or collision's pose is relative_to a frame: placed by the builder
 
 
 @dataclass(slots=True)

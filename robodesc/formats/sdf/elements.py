@@ -172,6 +172,8 @@ def parse_link(ctx: FileContext, element: Element) -> LinkDesc:
         elif tag in ("visual", "collision"):
             shape, params = read_shape(ctx, child, tag)
             (link.visuals if tag == "visual" else link.collisions).append(shape)
+            if "pose_relative_to" in shape.extras.get("sdf", ()):
+                link.shape_frames = True
             if tag == "collision":
                 solids.append((shape, params))
         elif tag == "pose":
@@ -260,7 +262,7 @@ def parse_inertial(ctx: FileContext, element: Element, link_name: str, solids: l
 def _has_negative_zero(values: tuple[float, ...]) -> bool:
     """Whether one of `values` is -0.0, which turning a tensor by the identity makes +0.0 (or not,
     depending on the signs of the other moments): the one case where the product is not the tensor."""
-    return 0.0 in values and any(value == 0.0 and math.copysign(1.0, value) < 0.0 for value in values)
+    return 0.0 in values and "-0.0" in map(repr, values)  # (repr tells -0.0 from 0.0, == does not)
 
 
 def _inertial_pose(ctx: FileContext, element: Element, link_name: str) -> np.ndarray | None:

@@ -62,6 +62,8 @@ class Loader:
         self.included: dict[tuple[str, tuple[str, ...]], tuple[str, str | None]] = cache.setdefault("included", {})
         #: files that failed to read or parse, with their error (raised wherever they are included)
         self.failed: dict[tuple[str, str | None], RobodescError] = {}
+        #: (path, model folder) as an include names them -> the file's key in `files` (its absolute path)
+        self._keys: dict[tuple[str, str | None], tuple[str, str | None]] = {}
 
     # -- files -----------------------------------------------------------------------------
     def parse_text(self, data: bytes, source: str | None, base_dir: str) -> FileDesc:
@@ -78,7 +80,9 @@ class Loader:
         `folder` is the model folder the file was found through, if any: libsdformat then also
         resolves the file's own relative includes against the folder that holds the model folder.
         """
-        key = (os.path.abspath(path), folder)
+        key = self._keys.get((path, folder))
+        if key is None:  # (a model included a thousand times is looked up by the path its includes give)
+            key = self._keys[path, folder] = (os.path.abspath(path), folder)
         if key not in self.files and key not in self.failed:
             if key[0] in self.stack:
                 chain = " -> ".join(os.path.basename(p) for p in (*self.stack[self.stack.index(key[0]) :], key[0]))
