@@ -28,8 +28,11 @@ _RESERVED = "names 'world' and __anything__ are reserved; rename it"
 
 def name_of(values: Values, element: Element, what: str | None = None) -> str:
     """The element's `name`, which must be given and not be reserved."""
-    name = values.required(element, "name")
-    if is_reserved_name(name):  # (the message is made only then: names are read for nearly every element)
+    name = element.get("name")
+    if name is None:
+        name = values.required(element, "name")  # (raises: the name is missing)
+    # names are read for nearly every element: the usual one is told apart without a call
+    if (name == "world" or name.startswith("__")) and is_reserved_name(name):
         message = f"the {what or element.tag} name {name!r} is reserved"
         raise values.error(ReservedName, element, message, name, _RESERVED)
     return name
