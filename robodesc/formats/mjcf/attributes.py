@@ -76,7 +76,8 @@ class Attributes:
         return owners.get(id(element), self.scope.values) if owners else self.scope.values
 
     def where(self, element: Element) -> Location:
-        return self.values_of(element).where(element)
+        owners = self.state.owners  # (`values_of`, inline: a location is made for nearly every element)
+        return (owners.get(id(element), self.scope.values) if owners else self.scope.values).where(element)
 
     def error(self, kind: type[RobodescError], element: Element, message: str, **details: str | None) -> RobodescError:
         """An error of class `kind` located at `element` in its own file, to `raise` (`details`:
@@ -147,7 +148,9 @@ class Attributes:
         if tag not in _DEFAULTABLE:
             return own
         name = own.get("class") or active or "main"
-        classes = self.resolve(element, self.scope.defaults, name, "default class name", "define it in <default>")
+        classes = self.scope.defaults.get(name)
+        if classes is None:  # (`resolve` says what is wrong)
+            classes = self.resolve(element, self.scope.defaults, name, "default class name", "define it in <default>")
         inherited = classes.get("general" if tag in ACTUATORS else tag)
         # with nothing to inherit, the element's own attributes as they are (callers only read them, as
         # they read those of elements that take no defaults): one dict less per element
