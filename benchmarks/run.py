@@ -691,6 +691,9 @@ def bench_fresh(run: Run) -> None:
     # the robodesc this run measures, whatever the working folder (`python -c` puts it first on sys.path)
     home = str(Path(__import__("robodesc").__file__).parent.parent)
     env = dict(os.environ)
+    # with the bytecode cache, as an installed package has it (pip writes it; the warm-up run writes
+    # a checkout's): without it every process compiles robodesc's sources again, which a user never pays
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PYTHONPATH"] = os.pathsep.join(
         p for p in [str(Path(__import__("robodesc").__file__).parent.parent), env.get("PYTHONPATH", "")] if p
     )

@@ -1,11 +1,18 @@
 """Format-neutral core: model types, transforms, kinematics, diagnostics, errors, resources.
 
 Nothing here imports from `robodesc.formats` or `robodesc.plugins`.
+
+Every load imports this package, so the scene and export functions (trimesh glue, with tempfile,
+shutil and the compression modules behind them) are imported on first use, not here.
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from .diagnostics import Diagnostic, Severity
 from .errors import Location, RobodescError
-from .export import export_scene
 from .geometry import (
     Box,
     Capsule,
@@ -23,7 +30,13 @@ from .geometry import (
 from .kinematics import Kinematics, Poses
 from .model import Actuator, Body, Constraint, Dynamics, Extra, Frame, Inertial, Joint, JointType, Limits, Mimic, Model
 from .resources import LoadContext
-from .scene import as_trimesh, update_scene
+
+if TYPE_CHECKING:
+    from .export import export_scene
+    from .scene import as_trimesh, update_scene
+
+#: names imported from their module on first use
+_LAZY = {"export_scene": "export", "as_trimesh": "scene", "update_scene": "scene"}
 
 __all__ = [
     "Actuator",
@@ -61,3 +74,11 @@ __all__ = [
     "export_scene",
     "update_scene",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
