@@ -207,7 +207,7 @@ class ElementSchema:
 
     __slots__ = (
         "tag", "path", "occurs", "attributes", "children", "forbidden", "note", "reader_attributes", "constraints",
-        "_sorted", "_unique", "_touched",
+        "_sorted", "_unique", "_touched", "_needs",
     )  # fmt: skip
 
     def __init__(
@@ -232,6 +232,7 @@ class ElementSchema:
         self._sorted: dict[str, tuple[str, ...]] = {}
         self._unique: dict[str, str] | None = None
         self._touched: frozenset[str] | None = None  # see check_constraints
+        self._needs: bool | None = None  # see _needs_child
 
     @property
     def repeatable(self) -> bool:
@@ -747,8 +748,12 @@ def _accepted(root: Any, strict: bool) -> bool:
 
 
 def _needs_child(node: ElementSchema) -> bool:
-    """Whether an element of `node` must have some child (an element without children then fails)."""
-    return node.children is not None and "!" in _unique_children(node).values()
+    """Whether an element of `node` must have some child (an element without children then fails);
+    worked out once per node (it is asked for every leaf element of every file)."""
+    needs = node._needs
+    if needs is None:
+        needs = node._needs = node.children is not None and "!" in _unique_children(node).values()
+    return needs
 
 
 def validate(root: Any, strict: bool = False) -> list[SchemaProblem]:
