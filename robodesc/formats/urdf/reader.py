@@ -637,9 +637,7 @@ class _UrdfReader:
             )
         return self.values.required(end_el, "link")
 
-    def _joint_axis(
-        self, name: str, kind: JointType, axis_el: Element | None, extras: dict[str, Any]
-    ) -> np.ndarray:
+    def _joint_axis(self, name: str, kind: JointType, axis_el: Element | None, extras: dict[str, Any]) -> np.ndarray:
         """The axis of the joint's <axis> as a unit vector, as KDL and pinocchio use it. Without xyz it is
         1 0 0 (yourdfpy; urdfdom reads a zero axis, hence the warning); a zero axis cannot move a joint,
         but fixed and floating joints do not use theirs. A rescaled axis is kept as written for
