@@ -547,3 +547,17 @@ def test_entry_points_follow_importlib_metadata_rules(tmp_path, monkeypatch):
     monkeypatch.setattr(sys, "path", [str(archive), *sys.path])
     assert discovery._plain_search("robodesc") is None
     assert _entry_point_keys(discovery.entry_points(group="robodesc")) == expected
+
+
+def test_an_entry_points_file_too_large_to_read_whole_is_left_to_importlib_metadata(tmp_path, monkeypatch):
+    """Each metadata file is read up to a bound; one that does not fit is not cut short (its
+    later entry points would be lost): importlib.metadata reads it instead."""
+    from robodesc.plugins import discovery
+
+    _write_distribution(tmp_path, "big-1.0.dist-info", "big", "1.0", {"toy": "toy_a"})
+    points = tmp_path / "big-1.0.dist-info" / "entry_points.txt"
+    points.write_text("[robodesc]\n" + "# padding\n" * (discovery._MAX_READ // 10) + "late = toy_late\n")
+    monkeypatch.setattr(sys, "path", [str(tmp_path), *sys.path])
+    assert discovery._plain_search("robodesc") is None
+    found = _entry_point_keys(discovery.entry_points(group="robodesc"))
+    assert ("late", "toy_late", "robodesc", "big", "1.0") in found

@@ -113,6 +113,8 @@ def _plain_search(group: str) -> list[Any] | None:
             seen.add(key)
             path = os.path.join(root, child)
             text = _read_text(path, "entry_points.txt")
+            if text is not None and len(text) >= _MAX_READ:
+                return None  # not read whole: importlib.metadata reads it
             if text:
                 found += _section(text, group, Distribution(path))
     return found
@@ -133,9 +135,14 @@ def _section(text: str, group: str, dist: Distribution) -> list[EntryPoint]:
     return entries
 
 
+#: what is read of one metadata file at most: a distribution's headers and entry points take a few kB
+_MAX_READ = 1 << 20
+
+
 def _read_text(folder: str, name: str) -> str | None:
+    """The file's text, at most `_MAX_READ` characters of it, or None when it cannot be read."""
     try:
         with open(os.path.join(folder, name), encoding="utf-8") as file:
-            return file.read()
+            return file.read(_MAX_READ)
     except (OSError, UnicodeDecodeError):
         return None
