@@ -39,6 +39,7 @@ def test_meshes_of_one_file_share_no_arrays_and_are_each_reported(tmp_path: Path
     assert [m.scale.tolist() for m in meshes] == [[1.0] * 3, [2.0] * 3, [1.0] * 3, [1.0] * 3, [1.0] * 3, [2.0] * 3]
     assert all(m.scale.flags.writeable for m in meshes)
     assert len({id(m.scale) for m in meshes}) == len(meshes)
+    assert len({id(m.tried) for m in meshes}) == len(meshes)
     meshes[0].scale[0] = 5.0  # a caller changing one mesh changes no other
     assert meshes[2].scale[0] == 1.0
     missing = [d for d in model.diagnostics if d.code == "mesh-not-found"]

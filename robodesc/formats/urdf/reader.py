@@ -570,7 +570,7 @@ class _UrdfReader:
                 v.where(element),
                 "pass search_paths=[...] or set ROS_PACKAGE_PATH",
             )
-        return Mesh(uri=uri, scale=scale.copy(), path=path, tried=tried)
+        return Mesh(uri=uri, scale=scale.copy(), path=path, tried=list(tried))  # each mesh its own, as before
 
     # -- joints --------------------------------------------------------------------------------
     def _joint(self, element: Element, joints: dict) -> Joint:
