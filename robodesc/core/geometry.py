@@ -543,12 +543,9 @@ class Material(Record):
     texture: str | None = None
 
 
-@dataclass(eq=False, repr=False)
+@dataclass(eq=False, repr=False, slots=True)
 class Shape(Record):
-    """One visual or collision element of a body: a geometry placed in the body frame.
-
-    Not slotted, unlike the other records: the SDF reader copies the shapes of every link instance
-    through their `__dict__` (formats/sdf/build.py `_shallow_copy`)."""
+    """One visual or collision element of a body: a geometry placed in the body frame."""
 
     geometry: Geometry
     pose: np.ndarray = field(default_factory=lambda: IDENTITY.copy())

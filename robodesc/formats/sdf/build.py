@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
+from copy import copy
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
@@ -31,16 +32,6 @@ _ONE_AXIS = (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC, Join
 _TWO_AXES = (JointType.UNIVERSAL, JointType.REVOLUTE2)
 
 _D = TypeVar("_D", LinkDesc, JointDesc, FrameDesc)
-_R = TypeVar("_R")
-
-
-def _shallow_copy(record: _R) -> _R:
-    """`copy.copy(record)` for the model's records (plain dataclasses: no __copy__, no slots, no
-    __setstate__), which is a new instance sharing the same attribute values; without copy's
-    dispatch and __reduce_ex__ round trip, run for every shape of every link instance."""
-    new = object.__new__(type(record))
-    new.__dict__.update(record.__dict__)
-    return new
 
 
 @dataclass(slots=True)
@@ -245,8 +236,8 @@ class Builder:
         body = Body(
             name=item.full,
             inertial=Inertial(mass=inertial.mass, com=inertial.com.copy(), inertia=inertial.inertia.copy()),
-            visuals=[_shallow_copy(s) for s in link.visuals],
-            collisions=[_shallow_copy(s) for s in link.collisions],
+            visuals=[copy(s) for s in link.visuals],  # each instance its own shapes (sharing their values)
+            collisions=[copy(s) for s in link.collisions],
             location=link.location,
         )
         body.static = item.static  # body.floating is set for root links of non-static models with the tree
