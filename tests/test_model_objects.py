@@ -277,10 +277,9 @@ def test_every_model_class_shares_one_equality_and_stays_unhashable():
 
 
 def test_records_are_slotted_and_copy_and_pickle_with_every_protocol():
-    """No instance dictionary (smaller records), except Shape, which the SDF reader copies through its
-    `__dict__`; copies and pickles of any protocol still carry every field."""
+    """No instance dictionary (smaller records); copies and pickles of any protocol still carry every field."""
     for cls in record_classes():
-        assert ("__dict__" in dir(cls)) == (cls is Shape), cls.__name__
+        assert "__dict__" not in dir(cls), cls.__name__
     mesh = Mesh("m.stl", scale=np.array([1.0, 2.0, 3.0]), tried=["a"])
     records = [
         Body(name="b", pose=np.eye(4), visuals=[Shape(Box(np.ones(3)), name="s")], extras={"urdf": {"k": 1}}),
