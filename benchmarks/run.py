@@ -695,9 +695,7 @@ def bench_fresh(run: Run) -> None:
     # with the bytecode cache, as an installed package has it (pip writes it; the warm-up run writes
     # a checkout's): without it every process compiles robodesc's sources again, which a user never pays
     env.pop("PYTHONDONTWRITEBYTECODE", None)
-    env["PYTHONPATH"] = os.pathsep.join(
-        p for p in [str(Path(__import__("robodesc").__file__).parent.parent), env.get("PYTHONPATH", "")] if p
-    )
+    env["PYTHONPATH"] = os.pathsep.join(p for p in [home, env.get("PYTHONPATH", "")] if p)
     funcs = {}
     for name, (code, _) in scripts.items():
         funcs[name] = lambda code=code: subprocess.run([sys.executable, "-c", code], env=env, cwd=home, check=True)
@@ -969,12 +967,10 @@ def render_load_goals(figs: dict, info: dict) -> str:
             theirs = value(figs, f"load/{label}/{reference}")
             if suffix != kind or not ours or not theirs:
                 continue
-            if ours_over:
-                ratio, wanted, met = ours / theirs, f"≤ {goal:g}x", ours / theirs <= goal
-                what = f"robodesc ÷ {reference}"
-            else:
-                ratio, wanted, met = theirs / ours, f"≥ {goal:g}x", theirs / ours >= goal
-                what = f"{reference} ÷ robodesc"
+            ratio = ours / theirs if ours_over else theirs / ours
+            met = ratio <= goal if ours_over else ratio >= goal
+            what = f"robodesc ÷ {reference}" if ours_over else f"{reference} ÷ robodesc"
+            wanted = f"{'≤' if ours_over else '≥'} {goal:g}x"
             rows.append([label, what, f"{ratio:.2f}x", wanted, "yes" if met else "no"])
     return "Against the goals of issue 14 (robodesc's time is `robodesc.load + kinematics`):\n\n" + table(
         ["file", "ratio", "now", "goal", "met"], rows

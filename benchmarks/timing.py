@@ -58,9 +58,7 @@ def compare(
         if not warm_up:
             times[name].append(first)
         if sample:  # a first call may set things up once (a workspace, a cache): time a second one
-            start = time.perf_counter()
-            func()
-            first = time.perf_counter() - start
+            first = _timed(func, 1)
         calls[name] = max(1, int(sample / max(first, 1e-9)))
         rounds[name] = max(min_rounds, min(repeats, int(budget / max(first * calls[name], 1e-9))))
     for r in range(max(rounds.values(), default=0)):

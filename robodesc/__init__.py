@@ -105,7 +105,7 @@ def _lazy_names() -> dict[str, tuple[str, str]]:
     table = {
         ".core": "Actuator Body Box Capsule Cone Constraint Cylinder Diagnostic Dynamics Ellipsoid Extra Frame "
         "Geometry Heightfield Inertial Joint JointType Kinematics Limits LoadContext Location Material Mesh "
-        "Mimic Model Plane Poses Severity Shape Sphere as_trimesh export_scene update_scene",
+        "Mimic Model Plane Poses Severity Shape Sphere",
         ".conversion": "Conversion convert target_format",
         ".core.arguments": "path_argument",
         ".core.checks": "CheckReport",
@@ -115,7 +115,8 @@ def _lazy_names() -> dict[str, tuple[str, str]]:
         "MalformedPose MalformedValue MissingAttribute MissingDependency MissingRootElement PluginCrash "
         "PluginError ReaderCrash ReservedName ResourceNotFound RobodescError UnresolvedReference UnsafeXML "
         "UnsupportedGeometry UnsupportedJointType UnsupportedVersion XMLSyntaxError",
-        ".core.export": "write_whole",
+        ".core.export": "export_scene write_whole",
+        ".core.scene": "as_trimesh update_scene",
         ".core.resources": "ResourceRefused",
         ".core.render": "render render_scene write_png",
         ".core.writing": "Loss WriteContext",

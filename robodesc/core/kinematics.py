@@ -855,12 +855,13 @@ class _BatchWorkspace:
         self.world = world.reshape(n, count + 1, 4, 4)
         self.world[:, count] = IDENTITY  # index `count` stands for "no moving anchor"
         # per level: the parents' rows to take from the world poses, or None for consecutive rows
-        # read as a view (which then stands for the world poses), and the level's local and world poses
+        # read as a view (which then stands for the world poses), and the level's local and world poses;
+        # none for a plan whose batches walk by jumps (a deep tree), which never reads them
         self.levels = [
             (None, self.world[:, parents], self.local[:, run], self.world[:, run])
             if isinstance(parents, slice)
             else (parents, self.world, self.local[:, run], self.world[:, run])
-            for run, parents in plan.levels
+            for run, parents in ([] if plan.batch_jumps else plan.levels)
         ]
 
 

@@ -315,10 +315,8 @@ class DetachedDocument:
         self._parsed = None
 
     def _document(self) -> Document:
-        if self._parsed is None:
-            builder = TreeBuilder()
-            _expat(self._data, self.source, builder.start, builder.end, builder.data)
-            self._parsed = Document(builder.close(), self._data, self.source)
+        if self._parsed is None:  # (the bytes parsed before, so they have a root)
+            self._parsed = Document(_tree(self._data, self.source), self._data, self.source)  # type: ignore[arg-type]
         return self._parsed
 
     def line_of(self, index: int) -> int | None:
@@ -571,12 +569,14 @@ class LocatingValues(Values):
     """`Values` whose locations name an element of the document as parsed by its place in document order
     (through a `DetachedDocument`), so that `detach` lets go of the parsed tree in one step once the
     reader is done. An element the parse did not make (one spliced in from another file) is located
-    as `Values` locates it. The locations made are kept in `located` for a reader that must resolve
-    some of them before the tree goes (MJCF, whose element paths count spliced elements)."""
+    as `Values` locates it. With `keep_located`, the locations made are kept in `located` for a reader
+    that must resolve some of them before the tree goes (MJCF, whose element paths count spliced
+    elements); other readers keep none."""
 
-    def __init__(self, document: Document) -> None:
+    def __init__(self, document: Document, keep_located: bool = False) -> None:
         super().__init__(document)
         self.located: list[Location] = []
+        self._keep_located = keep_located
         elements = document._elements
         self._places = dict(zip(elements, range(len(elements))))  # elements hash by identity
         self._detached = DetachedDocument(document._data, document.source, attached=document)
@@ -585,7 +585,8 @@ class LocatingValues(Values):
         place = self._places.get(element)
         node = (self.document, element) if place is None else (self._detached, place)
         location = Location(self.source, None, None, None, node)
-        self.located.append(location)
+        if self._keep_located:
+            self.located.append(location)
         return location
 
     def detach(self) -> None:

@@ -24,6 +24,9 @@ from typing import Any
 
 _INFO_SUFFIXES = (".dist-info", ".egg-info")
 _VALUE = re.compile(r"(?P<module>[\w.]+)\s*(:\s*(?P<attr>[\w.]+)\s*)?((?P<extras>\[.*\])\s*)?$")  # importlib.metadata's
+#: what is read of one metadata file at most: a distribution's headers and entry points take a few kB
+_MAX_READ = 1 << 20
+_SEPARATORS = re.compile(r"[-_.]+")  # a distribution name normalised: runs of them are one "_"
 
 
 class Distribution:
@@ -107,7 +110,7 @@ def _plain_search(group: str) -> list[Any] | None:
                 continue
             if not child.endswith(_INFO_SUFFIXES):
                 return None  # (importlib.metadata then names it from its metadata, not from the folder)
-            key = re.sub(r"[-_.]+", "_", child.rpartition(".")[0].partition("-")[0]).lower()
+            key = _SEPARATORS.sub("_", child.rpartition(".")[0].partition("-")[0]).lower()
             if key in seen:
                 continue  # shadowed by a distribution of the same name earlier on the path
             seen.add(key)
@@ -133,10 +136,6 @@ def _section(text: str, group: str, dist: Distribution) -> list[EntryPoint]:
             name, value = (part.strip() for part in line.split("=", 1))
             entries.append(EntryPoint(name, value, group, dist))
     return entries
-
-
-#: what is read of one metadata file at most: a distribution's headers and entry points take a few kB
-_MAX_READ = 1 << 20
 
 
 def _read_text(folder: str, name: str) -> str | None:

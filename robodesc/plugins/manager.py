@@ -47,7 +47,7 @@ from ..core.errors import (
     did_you_mean,
 )
 from ..core.model import Model
-from ..core.resources import LIMIT_VARIABLES, LoadContext, ResourceRefused, read_file, size_limit
+from ..core.resources import LIMIT_VARIABLES, LoadContext, ResourceRefused, read_file, read_head, size_limit
 from ..core.validation import validate_structure
 from . import hookspecs
 from .discovery import entry_points
@@ -415,11 +415,7 @@ class Registry:
         """Whether the format of the file `path` calls its content (`data`, else the file's) only a
         part for other files to include (`FormatSpec.fragment`); False when no format reads it. The
         whole file is read only when its format has a fragment test; an OSError is the caller's."""
-        if data is None:
-            with open(path, "rb") as handle:
-                head = handle.read(4096)
-        else:
-            head = data[:4096]
+        head = read_head(path, _SNIFF_BYTES) if data is None else data[:_SNIFF_BYTES]
         try:
             spec = self.detect(path, head)
         except FormatError:

@@ -98,7 +98,7 @@ class LoadState:
 
     def values_of(self, document: Document) -> LocatingValues:
         """A reader of `document`'s values whose locations `detach` will let go of the tree."""
-        values = LocatingValues(document)
+        values = LocatingValues(document, keep_located=True)  # (`detach` resolves some of them)
         self.files.append(values)
         return values
 

@@ -38,12 +38,10 @@ from .values import (
     parse_floats,
     parse_pose,
     parse_typed,
-    parse_vector,
     plain_finite,
     plain_finites,
     plain_floats,
     plain_pose,
-    plain_vector,
     text_of,
 )
 
@@ -169,11 +167,7 @@ class FileContext(LocatingValues):
 
     def vector_of(self, element: Element, count: int, construct: str) -> np.ndarray:
         """The element's text as a vector of `count` numbers (`values.parse_vector`)."""
-        text = text_of(element)
-        value = plain_vector(text, count)  # the common case, without making a locator for an error
-        if value is not None:
-            return value
-        return parse_vector(text, count, self.at(element), construct)
+        return np.array(self.floats_of(element, count, construct))
 
     def child_bool(self, element: Element, tag: str, default: bool) -> bool:
         child = element.find(tag)

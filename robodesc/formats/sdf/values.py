@@ -28,6 +28,7 @@ import numpy as np
 
 from ...core.errors import Location, MalformedPose, MalformedValue, excerpt
 from ...core.transforms import IDENTITY, make_pose, pose_from_xyz_rpy, quat_to_matrix
+from ..xml import plain_numbers
 
 __all__ = [
     "parse_bool",
@@ -38,7 +39,6 @@ __all__ = [
     "plain_finite",
     "plain_finites",
     "plain_pose",
-    "plain_vector",
     "parse_int",
     "parse_pose",
     "parse_floats",
@@ -130,13 +130,8 @@ def plain_finites(texts: list[str | None]) -> list[float] | None:
     if None in texts:
         return None
     joined = "".join(texts)  # type: ignore[arg-type]  # (no None, tested just above)
-    if joined.strip(_PLAIN_OR_BLANK):
-        return None
-    try:  # (float trims the blanks itself; blanks inside a number, or an empty text, raise)
-        values = list(map(float, texts))  # type: ignore[arg-type]
-    except ValueError:
-        return None
-    return values if math.isfinite(sum(values)) else None
+    # (float trims the blanks itself; blanks inside a number, or an empty text, make it None)
+    return None if joined.strip(_PLAIN_OR_BLANK) else plain_numbers(texts, joined)  # type: ignore[arg-type]
 
 
 def parse_finite(text: str, where: Where, construct: str, allow_inf: bool = False) -> float:
@@ -202,14 +197,9 @@ def _tokens(text: str, count: int) -> list[str]:
 def _plain_tokens(tokens: list[str]) -> list[float] | None:
     """`tokens` as numbers in one pass when each is a plain decimal number (what `_STREAM_NUMBER` matches)
     and all are finite; None for anything else, which the caller reads token by token with the pattern.
-    (`xml.plain_numbers` of them, whose ASCII and `_` tests the plain characters already pass.)"""
-    if "".join(tokens).strip(_DECIMAL_CHARACTERS):
-        return None
-    try:
-        values = list(map(float, tokens))
-    except ValueError:
-        return None
-    return values if math.isfinite(sum(values)) else None
+    (`xml.plain_numbers`, whose ASCII and `_` tests the plain characters always pass.)"""
+    joined = "".join(tokens)
+    return None if joined.strip(_DECIMAL_CHARACTERS) else plain_numbers(tokens, joined)
 
 
 def _stream_numbers(text: str, count: int, where: Where, construct: str, kind: type = MalformedValue) -> list[float]:
@@ -255,12 +245,6 @@ def plain_floats(text: str, count: int) -> list[float] | None:
 def parse_floats(text: str, count: int, where: Where, construct: str) -> list[float]:
     """The first `count` numbers of `text`, read as a stream (see the module docstring)."""
     return _stream_numbers(text, count, where, construct)
-
-
-def plain_vector(text: str, count: int) -> np.ndarray | None:
-    """`plain_floats` as an array (what `parse_vector` then returns)."""
-    values = plain_floats(text, count)
-    return None if values is None else np.array(values)
 
 
 def parse_vector(text: str, count: int, where: Where, construct: str) -> np.ndarray:
