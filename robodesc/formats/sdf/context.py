@@ -65,6 +65,7 @@ class FileContext(LocatingValues):
         self.scopes: dict[int, ModelDesc | WorldDesc] = {}  # id(<model> or <world> element) -> its parsed form
         #: (parent tag, tag) of unknown elements -> [index of the one diagnostic about them, how many there are]
         self._unknown: dict[tuple[str | None, str], list[int]] = {}
+        self._resources: dict[str, tuple[str | None, list[str]]] = {}  # URI -> what `resolve_resource` found
 
     # -- where things are, what was noticed ------------------------------------------------
     def at(self, element: Element) -> Callable[[], Location]:
@@ -112,11 +113,20 @@ class FileContext(LocatingValues):
         self._unknown.clear()
 
     def resolve_resource(self, uri: str, element: Element) -> tuple[str | None, list[str]]:
-        """A mesh or heightmap URI: resolved (existence only); a miss is a warning, as in libsdformat."""
-        # the element's location is said only by a confined load's refusal and the warning below (which
-        # locates it itself): a load that is not confined makes none for every mesh found
-        confined = self.loader.context.allowed_roots is not None
-        path, tried = self.loader.resolve(uri, self.base_dirs, self.where(element) if confined else None)
+        """A mesh or heightmap URI: resolved (existence only); a miss is a warning, as in libsdformat.
+
+        Each URI is resolved once per file (a robot's visuals and collisions name the same few meshes
+        over and over); every caller gets a list of the paths tried of its own."""
+        found = self._resources.get(uri)
+        if found is None:
+            # the element's location is said only by a confined load's refusal (raised, so never kept
+            # here) and the warning below (which locates it itself): a load that is not confined makes
+            # none for every mesh found
+            confined = self.loader.context.allowed_roots is not None
+            found = self._resources[uri] = self.loader.resolve(
+                uri, self.base_dirs, self.where(element) if confined else None
+            )
+        path, tried = found[0], list(found[1])
         if path is None:
             self.diagnose(
                 Severity.WARNING,
