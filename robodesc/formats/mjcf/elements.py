@@ -25,7 +25,7 @@ from .attributes import ORIENTATIONS, Attributes, merged
 from .checks import FROMTO_KINDS, MAYBE_IGNORED, ignored_class_attributes
 from .mesh_assets import MeshAsset
 from .mujoco_math import MJ_MINVAL
-from .records import GeomSpec, HfieldAsset, JointSpec, MeshShape, Principal, SiteSpec, placed
+from .records import ClassedGeom, GeomSpec, HfieldAsset, JointSpec, MeshShape, Principal, SiteSpec, placed
 
 GEOM_TYPES = ("plane", "hfield", "sphere", "capsule", "ellipsoid", "cylinder", "box", "mesh", "sdf")
 JOINT_TYPES = ("free", "ball", "slide", "hinge")
@@ -245,17 +245,30 @@ def _required(read: Attributes, element: Element, name: str, count: int, suggest
 
 # -- geoms ----------------------------------------------------------------------------------------
 def read_geom(read: Attributes, element: Element, frame: np.ndarray, active: str | None) -> GeomSpec:
-    """A geom of the body being read; `frame` places the geom's element in the body."""
+    """A geom of the body being read; `frame` places the geom's element in the body.
+
+    Most geoms write only a class, a name, a mesh and a material: every other value comes from their
+    class, and is the same for every such geom of the class (`ClassedGeom`). The first one is read in
+    full, the others take what it gave, and read only their own values."""
     attrs = read.defaulted(element, active)
+    own = element.attrib
+    key = None
+    if frame is IDENTITY and _OWN_GEOM.issuperset(own):
+        key = (own.get("class") or active or "main", bool(attrs.get("mesh")))
+        known = read.scope.geom_classes.get(key)
+        if known is not None:
+            return _classed_geom(read, element, attrs, active, known)
     kind = read.keyword(element, attrs, "type", GEOM_TYPES, "sphere")
     pose, size = geom_pose(read, element, attrs, kind, read.sizes(element, attrs, "size", 3), frame)
-    note_ignored(read, element, attrs, active, kind)
+    ignored = note_ignored(read, element, attrs, active, kind)
     contype = read.integer(element, attrs, "contype", 1)
     conaffinity = read.integer(element, attrs, "conaffinity", 1)
     group = read.integer(element, attrs, "group", 0)
     asset = _mesh_asset(read, element, attrs, kind)
     made_by = _plugin_instance(asset.element) if asset is not None else None
+    fitted = False
     if asset is not None and kind in PRIMITIVES:  # sized and placed to fit the mesh (MuJoCo's fitting)
+        fitted = True
         if made_by is None:
             size, pose = _fitted(read, element, attrs, kind, asset, pose)
         else:
@@ -274,11 +287,13 @@ def read_geom(read: Attributes, element: Element, frame: np.ndarray, active: str
     mesh = _mesh_shape(read, asset, made_by) if asset is not None and kind in ("mesh", "sdf") else None
     collides = bool(contype or conaffinity)
     discarded = not collides and read.scope.compiler.discardvisual  # MuJoCo drops it but still counts its mass
-    return GeomSpec(
+    name = read.name(attrs, "geom") if attrs.get("name") else None
+    rgba = read.floats(element, attrs, "rgba", 4, None)
+    classed = ClassedGeom(
         kind=kind,
         size=size,
         pose=pose,
-        name=read.name(attrs, "geom") if attrs.get("name") else None,
+        ignored=ignored,
         mass=mass[0] if mass else None,
         density=density,
         group=group,
@@ -286,7 +301,57 @@ def read_geom(read: Attributes, element: Element, frame: np.ndarray, active: str
         conaffinity=conaffinity,
         shell=shell,
         drawn=not discarded and (group <= 2 or not collides),  # shown by default, or drawn and never collides
-        material=_material(read, element, attrs),
+        rgba=rgba,
+    )
+    if key is not None and not fitted:  # (a fitted size and pose depend on the mesh)
+        read.scope.geom_classes[key] = classed
+    return _geom(read, element, attrs, classed, name, mesh, size, pose)
+
+
+_OWN_GEOM = frozenset(("class", "name", "mesh", "material"))
+
+
+def _classed_geom(
+    read: Attributes, element: Element, attrs: dict[str, str], active: str | None, known: ClassedGeom
+) -> GeomSpec:
+    """A geom that writes only `_OWN_GEOM` attributes, whose class gave the others (`known`, from the
+    first such geom of the class): only its own values are read, in the order `read_geom` reads them."""
+    kind = known.kind
+    if known.ignored:
+        record_ignored(read, element, attrs, active, kind, known.ignored)
+    asset = _mesh_asset(read, element, attrs, kind)
+    mesh = None
+    if asset is not None and kind in ("mesh", "sdf"):  # (a primitive fitted to a mesh is never a `ClassedGeom`)
+        mesh = _mesh_shape(read, asset, _plugin_instance(asset.element))
+    name = read.name(attrs, "geom") if attrs.get("name") else None
+    return _geom(read, element, attrs, known, name, mesh, list(known.size), known.pose.copy())
+
+
+def _geom(
+    read: Attributes,
+    element: Element,
+    attrs: dict[str, str],
+    classed: ClassedGeom,
+    name: str | None,
+    mesh: MeshShape | None,
+    size: list[float],
+    pose: np.ndarray,
+) -> GeomSpec:
+    """The record of a geom: what its class gives (`classed`) and its own values."""
+    kind = classed.kind
+    return GeomSpec(
+        kind=kind,
+        size=size,
+        pose=pose,
+        name=name,
+        mass=classed.mass,
+        density=classed.density,
+        group=classed.group,
+        contype=classed.contype,
+        conaffinity=classed.conaffinity,
+        shell=classed.shell,
+        drawn=classed.drawn,
+        material=_material(read, attrs, classed.rgba),
         hfield=_hfield(read, element, attrs) if kind == "hfield" else None,
         mesh=mesh,
         location=read.where(element),
@@ -416,10 +481,9 @@ def _mesh_shape(read: Attributes, asset: MeshAsset, made_by: str | None) -> Mesh
     )
 
 
-def _material(read: Attributes, element: Element, attrs: dict[str, str]) -> Material | None:
-    """A geom's material: the named one of its file (or one of that name alone), else its rgba."""
+def _material(read: Attributes, attrs: dict[str, str], rgba: list[float] | None) -> Material | None:
+    """A geom's material: the named one of its file (or one of that name alone), else its `rgba`."""
     material = attrs.get("material")
-    rgba = read.floats(element, attrs, "rgba", 4, None)
     if material is not None:
         return read.scope.materials.get(material) or Material(name=material)
     if rgba is not None:
@@ -496,23 +560,35 @@ def _note_fromto(read: Attributes, element: Element, attrs: dict[str, str]) -> N
         )
 
 
-def note_ignored(read: Attributes, element: Element, attrs: dict[str, str], active: str | None, kind: str) -> None:
-    """Remember attributes a default class gave this element that MuJoCo ignores for it."""
+def note_ignored(
+    read: Attributes, element: Element, attrs: dict[str, str], active: str | None, kind: str
+) -> dict[str, str] | None:
+    """Remember attributes a default class gave this element that MuJoCo ignores for it; they are
+    returned (attribute -> why), None when there are none."""
     if element.tag == "freejoint":
-        return
+        return None
     own = element.attrib  # only names MuJoCo may ignore matter (most elements inherit none of them)
     if len(attrs) == len(own):  # `attrs` holds `own`: as many names means none inherited
-        return
+        return None
     inherited = [name for name in MAYBE_IGNORED.intersection(attrs) if name not in own]
     if not inherited:
-        return
+        return None
     ignored = ignored_class_attributes(element.tag, kind, attrs, inherited)
-    if ignored:
-        class_name = element.get("class") or active or "main"
-        key = (read.prefix + class_name, element.tag, kind, tuple(ignored.items()))
-        name = attrs.get("name")
-        label = repr(read.prefix + name + read.suffix) if name else "unnamed"
-        read.state.ignored.setdefault(key, []).append((label, read.where(element)))
+    if not ignored:
+        return None
+    record_ignored(read, element, attrs, active, kind, ignored)
+    return ignored
+
+
+def record_ignored(
+    read: Attributes, element: Element, attrs: dict[str, str], active: str | None, kind: str, ignored: dict[str, str]
+) -> None:
+    """Add the element to the `class-attribute-ignored` finding of its class for `ignored`."""
+    class_name = element.get("class") or active or "main"
+    key = (read.prefix + class_name, element.tag, kind, tuple(ignored.items()))
+    name = attrs.get("name")
+    label = repr(read.prefix + name + read.suffix) if name else "unnamed"
+    read.state.ignored.setdefault(key, []).append((label, read.where(element)))
 
 
 # -- sites ----------------------------------------------------------------------------------------

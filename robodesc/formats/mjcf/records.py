@@ -168,6 +168,27 @@ class GeomSpec:
     location: Location
 
 
+@dataclass(frozen=True, slots=True)
+class ClassedGeom:
+    """What a geom's default class gives it, read once per class (`FileScope.geom_classes`) and
+    shared by every geom that writes nothing of its own but its class, name, mesh and material:
+    its type, size and pose in its body (copied into each geom's record), the class attributes
+    MuJoCo ignores on it, and what its mass, collisions and drawing come from."""
+
+    kind: str
+    size: list[float]
+    pose: np.ndarray
+    ignored: dict[str, str] | None  # (`elements.note_ignored`)
+    mass: float | None
+    density: float
+    group: int
+    contype: int
+    conaffinity: int
+    shell: bool
+    drawn: bool
+    rgba: list[float] | None
+
+
 @dataclass
 class SiteSpec:
     """A named ``<site>``: a frame of its body."""

@@ -28,7 +28,7 @@ from ...core.geometry import Material
 from ...core.model import Extra
 from ...core.resources import LoadContext
 from ..xml import Document, LocatingValues
-from .records import Compiler, HfieldAsset
+from .records import ClassedGeom, Compiler, HfieldAsset
 
 if TYPE_CHECKING:
     from .mesh_assets import MeshAsset, MeshFrame
@@ -52,6 +52,9 @@ class FileScope:
     model_materials: dict[str, Material] = field(default_factory=dict)  # named ones, by (prefixed) model name
     extras: list[Extra] = field(default_factory=list)  # assets kept as written (textures, height fields, ...)
     kept_names: dict[str, set[str]] = field(default_factory=dict)  # names of textures and skins, by tag
+    #: what a class gives geoms placed right in their body that write nothing but their class, name,
+    #: mesh and material, by (class name, whether a mesh is named) (`elements.read_geom`)
+    geom_classes: dict[tuple[str, bool], ClassedGeom] = field(default_factory=dict)
 
 
 @dataclass
