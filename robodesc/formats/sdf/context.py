@@ -187,6 +187,13 @@ class FileContext(LocatingValues):
 
     # -- poses -----------------------------------------------------------------------------
     def pose_element(self, element: Element) -> PoseRef:
+        """A `<pose>` as a frame graph places it: its value, the frame it is in, where it is written."""
+        matrix, relative_to = self.pose_value(element)
+        return PoseRef(matrix, relative_to, self.where(element))
+
+    def pose_value(self, element: Element) -> tuple[np.ndarray, str]:
+        """A `<pose>`'s (matrix, relative_to), checked as libsdformat checks it: for a reader that needs
+        no location of its own for it (a shape's or an inertial's pose, of which a file has hundreds)."""
         relative_to, degrees, rotation_format = "", False, "euler_rpy"
         # attributes through `get`, and only when there are any (most poses have none): `attrib` would
         # give every attribute-less <pose> a dict of its own
@@ -218,7 +225,7 @@ class FileContext(LocatingValues):
         matrix = plain_pose(text) if rotation_format == "euler_rpy" and not degrees else None
         if matrix is None:
             matrix = parse_pose(text, rotation_format, degrees, self.at(element))
-        return PoseRef(matrix, relative_to, self.where(element))
+        return matrix, relative_to
 
     def pose_of(self, element: Element, where: Location | None = None) -> PoseRef:
         """The element's `<pose>` (identity, in its default frame, when it has none, located at the element:

@@ -271,17 +271,17 @@ def _inertial_pose(ctx: FileContext, element: Element, link_name: str) -> np.nda
     pose_el = element.find("pose")
     if pose_el is None:
         return None
-    ref = ctx.pose_element(pose_el)
-    if ref.relative_to:
+    matrix, relative_to = ctx.pose_value(pose_el)
+    if relative_to:
         ctx.diagnose(
             Severity.WARNING,
             "inertial-relative-to",
-            f"the inertial pose of link {link_name!r} names relative_to={ref.relative_to!r}; an inertial "
+            f"the inertial pose of link {link_name!r} names relative_to={relative_to!r}; an inertial "
             "pose is always in the link frame",
             pose_el,
             "remove relative_to",
         )
-    return ref.matrix
+    return matrix
 
 
 def _auto_inertial(

@@ -41,10 +41,10 @@ def read_shape(ctx: FileContext, element: Element, kind: str) -> tuple[Shape, di
     """A `<visual>` or `<collision>` as a Shape, and the solid parameters auto-inertia needs."""
     name = element.get("name")
     pose_el = element.find("pose")
-    pose = ctx.pose_element(pose_el) if pose_el is not None else None
-    shape = Shape(geometry=Geometry(), pose=pose.matrix if pose is not None else IDENTITY.copy(), name=name)
-    if pose is not None and pose.relative_to:
-        shape.extras.setdefault("sdf", {})["pose_relative_to"] = pose.relative_to
+    matrix, relative_to = ctx.pose_value(pose_el) if pose_el is not None else (IDENTITY.copy(), "")
+    shape = Shape(geometry=Geometry(), pose=matrix, name=name)
+    if relative_to:
+        shape.extras.setdefault("sdf", {})["pose_relative_to"] = relative_to
     solid: dict = {}
     geometry_el = element.find("geometry")
     if geometry_el is None:  # libsdformat adds the required <geometry> as empty
