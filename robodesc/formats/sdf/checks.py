@@ -94,6 +94,9 @@ _A_TURN = _TWO_PI + 1e-9  # an angle up to this is no more than a turn (`_turns_
 _LOOKED_INTO = NAMED | {"pose", "plugin", "sensor", "joint", "geometry"}
 _SINCE_TAGS = frozenset(tag for tag, _ in SINCE)
 _SHAPE_TAGS = frozenset(GEOMETRY_TAGS)
+_SHAPE_OWNERS = frozenset(("visual", "collision"))
+#: Named tags `_Lint.element` looks at for their name alone (links, visuals, collisions, ...)
+_NAME_ONLY = NAMED - {"joint", "sensor"} - _SINCE_TAGS
 _LINTED_BEFORE_NEWEST = _LOOKED_INTO | _SINCE_TAGS
 
 
@@ -199,7 +202,20 @@ class _Lint:
             for element in children:
                 tag = element.tag  # (a comment's is a function, never linted and without children)
                 if tag in linted:
-                    self.element(element, parent, scope)
+                    # what `element` would find nothing to say about, told apart without calling it: a
+                    # plain <pose> within a turn (most poses), a named element with a name and nothing
+                    # else to look at (links, visuals, collisions, ...), a <geometry> of one shape
+                    if tag == "pose":
+                        if element.keys() or parent is None or not _turns_less_than_once(text_of(element)):
+                            self.element(element, parent, scope)
+                    elif tag in _NAME_ONLY:
+                        name = element.get("name")
+                        if name is not None and not name.strip():
+                            self.empty_name(element)
+                    elif tag != "geometry" or parent is None or parent.tag not in _SHAPE_OWNERS:
+                        self.element(element, parent, scope)
+                    elif len(element) != 1 or element[0].tag not in _SHAPE_TAGS:
+                        self.geometry(element, parent)
                     if tag == "plugin" or not len(element):
                         continue  # a plugin's content is free-form: nothing below is SDF
                 elif not len(element) or not isinstance(tag, str) or ":" in tag:
@@ -211,6 +227,7 @@ class _Lint:
                 stack.pop()
 
     def element(self, element, parent, scope) -> None:
+        """What there is to say about a linted element (a <geometry> of a shape: `run` looks at it itself)."""
         tag = element.tag
         if tag in NAMED:
             name = element.get("name")
@@ -236,9 +253,6 @@ class _Lint:
             self.sensor(element)
         elif tag == "joint" and parent is not None and parent.tag in ("model", "world"):
             self.joint(element)
-        elif tag == "geometry" and parent is not None and parent.tag in ("visual", "collision"):
-            if len(element) != 1 or element[0].tag not in _SHAPE_TAGS:  # (one shape, the common case: nothing to say)
-                self.geometry(element, parent)
 
     # -- the document ------------------------------------------------------------------------
     def document_content(self, root) -> None:
