@@ -38,7 +38,7 @@ from .errors import (
     did_you_mean,
 )
 from .model import JOINT_DOF, JointType
-from .transforms import IDENTITY, invert_pose, skew
+from .transforms import IDENTITY, skew
 
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
@@ -436,24 +436,16 @@ class Kinematics:
         src = [self.nq] * count  # column nq of the extended values is always 0
         mult = [0.0] * count
         off = [0.0] * count
-        special: list[tuple[int, list[tuple[Joint, np.ndarray, np.ndarray, Any]]]] = []
         linear: list[int] = []
+        chained: list[int] = []
         for m, body in enumerate(moving):
             chain = moving_joints[body.name]
             if len(chain) == 1 and chain[0].type in _LINEAR_TYPES:
                 linear.append(m)
                 src[m], mult[m], off[m] = source[chain[0].name]
-                continue
-            terms = []
-            for joint in chain:
-                origin = np.asarray(joint.origin, dtype=float)
-                motion = _motions(joint.type, [joint], reference_value(joint).reshape(1, 1, -1))[0, 0]
-                terms.append([joint, origin @ np.linalg.inv(motion), invert_pose(origin), source[joint.name]])
-            terms[0][1] = prefix[body.name] @ terms[0][1]
-            terms[-1][2] = terms[-1][2] @ body.pose
-            for term in terms:  # rigid: last rows exactly (0, 0, 0, 1), as in `_linear_bases`
-                term[1][3] = term[2][3] = (0.0, 0.0, 0.0, 1.0)
-            special.append((m, [(t[0], t[1], t[2], t[3]) for t in terms]))
+            else:
+                chained.append(m)
+        special = list(zip(chained, _chain_terms([moving[m] for m in chained], moving_joints, prefix, source)))
         bodies = [moving[m] for m in linear]
         parts = []
         for first in range(0, len(bodies), _COMPILE_CHUNK):  # work arrays that stay in cache
@@ -1163,6 +1155,48 @@ def _by_anchor_depth(moving: list, anchor: Mapping[str, str | None]) -> list:
         up = anchor[body.name]
         depth[body.name] = depth[up] + 1 if up is not None else 0
     return sorted(moving, key=lambda b: depth[b.name])
+
+
+def _chain_terms(
+    bodies: Sequence[Any],
+    moving_joints: Mapping[str, list[Joint]],
+    prefix: Mapping[str, np.ndarray],
+    source: Mapping[str, Any],
+) -> list[list[tuple[Joint, np.ndarray, np.ndarray, Any]]]:
+    """The terms (joint, pre, post, value source) of bodies whose local pose is a chain of joint
+    motions, pre M(q) post per joint: pre = origin M(ref)^-1 (the body's prefix folded into its
+    first), post = origin^-1 (the body's pose folded into its last).
+
+    The motions at the reference, their inverses and the products with the origins are made for
+    all such joints at once (one batch per joint type): a car's four wheel joints cost a few numpy
+    calls together, not a few dozen each. Each matrix is the product it was one by one."""
+    joints = [joint for body in bodies for joint in moving_joints[body.name]]
+    if not joints:
+        return []
+    motions = np.empty((len(joints), 4, 4))
+    of_type: dict[JointType, list[int]] = {}
+    for k, joint in enumerate(joints):
+        of_type.setdefault(joint.type, []).append(k)
+    for joint_type, group in of_type.items():
+        typed = [joints[k] for k in group]
+        values = np.array([reference_value(j) for j in typed]).reshape(1, len(typed), -1)
+        motions[group] = _motions(joint_type, typed, values)[0]
+    origins = np.array([j.origin for j in joints], dtype=float).reshape(-1, 4, 4)
+    pres = origins @ np.linalg.inv(motions)
+    posts = np.empty_like(origins)  # origin^-1, rigid: (R^T, -R^T t), as `invert_pose` makes it
+    turned = origins[:, :3, :3].transpose(0, 2, 1)
+    posts[:, :3, :3] = turned
+    posts[:, :3, 3:4] = -turned @ origins[:, :3, 3:4]
+    ends = np.cumsum([len(moving_joints[body.name]) for body in bodies]).tolist()
+    firsts = [0, *ends[:-1]]
+    pres[firsts] = np.array([prefix[body.name] for body in bodies], dtype=float) @ pres[firsts]
+    lasts = [end - 1 for end in ends]
+    posts[lasts] = posts[lasts] @ np.array([body.pose for body in bodies], dtype=float)
+    pres[:, 3] = posts[:, 3] = (0.0, 0.0, 0.0, 1.0)  # rigid: last rows exactly so, as in `_linear_bases`
+    return [
+        [(joint, pres[k], posts[k], source[joint.name]) for k, joint in enumerate(moving_joints[body.name], first)]
+        for body, first in zip(bodies, firsts)
+    ]
 
 
 def _linear_bases(joints: Sequence[Joint], bodies: Sequence[Any], prefixes: Sequence[np.ndarray]) -> np.ndarray:
