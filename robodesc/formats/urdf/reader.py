@@ -13,6 +13,10 @@ them) and `written_axis` (an axis the reader normalised, as written), with the l
 elements (`limit_location`, `axis_location`); on a link or joint, `repeated`
 (children read once but written several times); on a visual, `material_location` (of a `<material>`
 without a name); on the root body, `material_locations` (robot-level `<material>` name -> location).
+
+Model records are made with positional arguments, in their fields' order: a record made with keywords
+costs a dict of them and its unpacking, about twice the time of the record itself, and a load makes
+one or more per element.
 """
 
 from __future__ import annotations
@@ -196,13 +200,7 @@ class _UrdfReader:
         """An element URDF does not model, kept as an `Extra` (its XML rendered only when asked for),
         so that nothing written is lost; an element of no known extension is also reported: once per
         (parent tag, tag), counted in `_count_unknown`, so a million unknown siblings cost a counter each."""
-        extra = Extra(
-            tag=element.tag,
-            source=partial(to_xml, element),
-            location=self.values.where(element),
-            owner=owner,
-            attributes=dict(element.attrib),
-        )
+        extra = Extra(element.tag, partial(to_xml, element), self.values.where(element), owner, dict(element.attrib))
         if parent == "robot" and element.tag in EXTENSION_TAGS:
             return extra
         seen = self._unknown.get((parent, element.tag))
@@ -345,7 +343,7 @@ class _UrdfReader:
     def _material(self, element: Element) -> Material:
         """A <material> as written (robot-level or inline); which one a visual ends up with is decided
         in `_resolve_visual_materials`."""
-        material = Material(name=element.get("name"))
+        material = Material(element.get("name"))
         color = element.find("color")
         if color is not None:
             material.color = self._array(color, "rgba", 4)
@@ -395,7 +393,7 @@ class _UrdfReader:
         noted for `_resolve_visual_materials`, since a robot-level material may come after the link."""
         name = self._unique_name(element, links, "link")
         # posed in `_build_tree` (by its parent joint's origin; the root by a copy of IDENTITY), not here
-        body = Body(name=name, pose=IDENTITY, location=self.values.where(element))
+        body = Body(name, None, (), IDENTITY, None, [], [], False, False, self.values.where(element), {})
         first: dict[str, Element] = {}  # the link's first child of each tag, filled in by the loop
         nodes = [(element, first)]  # the link and its children that have children URDF reads, for `_note_repeated`
         for child in element:
@@ -480,7 +478,7 @@ class _UrdfReader:
         if any(rpy):  # the tensor is given in the <origin> frame: express it in body axes
             rotation = rpy_to_matrix(*rpy)
             tensor = rotation @ tensor @ rotation.T
-        return Inertial(mass=numbers[0], com=np.array(xyz), inertia=tensor)  # xyz holds floats: a float array
+        return Inertial(numbers[0], np.array(xyz), tensor)  # xyz holds floats: a float array
 
     def _shape(self, element: Element, parts: dict[str, Element]) -> Shape | None:
         """A <visual> or <collision>, or None when its geometry is left out (see `_geometry`). `parts` is
@@ -498,7 +496,7 @@ class _UrdfReader:
         geometry = self._geometry(geometry_el)
         if geometry is None:
             return None
-        shape = Shape(geometry=geometry, pose=self._pose(parts.get("origin")), name=element.get("name"))
+        shape = Shape(geometry, self._pose(parts.get("origin")), element.get("name"))
         if not parts.keys() <= _SHAPE_CHILDREN:
             for child in element:
                 if child.tag not in _SHAPE_CHILDREN:
@@ -522,13 +520,13 @@ class _UrdfReader:
         if tag == "mesh":  # first: real robots are nearly all meshes
             return self._mesh(shape)
         if tag == "box":
-            return Box(size=self._array(shape, "size", 3))
+            return Box(self._array(shape, "size", 3))
         if tag == "sphere":
-            return Sphere(radius=v.number(shape, "radius"))
+            return Sphere(v.number(shape, "radius"))
         if tag == "cylinder":
-            return Cylinder(radius=v.number(shape, "radius"), length=v.number(shape, "length"))
+            return Cylinder(v.number(shape, "radius"), v.number(shape, "length"))
         if tag == "capsule":
-            return Capsule(radius=v.number(shape, "radius"), length=v.number(shape, "length"))
+            return Capsule(v.number(shape, "radius"), v.number(shape, "length"))
         raise v.error(
             UnsupportedGeometry,
             shape,
@@ -570,7 +568,7 @@ class _UrdfReader:
                 v.where(element),
                 "pass search_paths=[...] or set ROS_PACKAGE_PATH",
             )
-        return Mesh(uri=uri, scale=scale.copy(), path=path, tried=list(tried))  # each mesh its own, as before
+        return Mesh(uri, scale.copy(), path, list(tried))  # each mesh its own, as before
 
     # -- joints --------------------------------------------------------------------------------
     def _joint(self, element: Element, joints: dict) -> Joint:
@@ -590,18 +588,10 @@ class _UrdfReader:
         dynamics, mimic = self._joint_dynamics_and_mimic(name, parts)
         self._joint_urdf_only(parts, extras)
         self._joint_kept(name, element, parts, extras)
+        location = self.values.where(element)
+        # name, type, parent, child, origin, axis, axis2, limits, limits2, dynamics, mimic, reference, pitch, ...
         return Joint(
-            name=name,
-            type=kind,
-            parent=parent,
-            child=child,
-            origin=origin,
-            axis=axis,
-            limits=limits,
-            dynamics=dynamics,
-            mimic=mimic,
-            location=self.values.where(element),
-            extras=extras,
+            name, kind, parent, child, origin, axis, None, limits, None, dynamics, mimic, 0.0, 0.0, location, extras
         )
 
     def _joint_type(self, element: Element, name: str) -> JointType:
@@ -693,12 +683,12 @@ class _UrdfReader:
             return Limits()
         lower, upper, effort, velocity = v.numbers_of(limit_el, _LIMIT_KEYS, _LIMIT_DEFAULTS)
         if bounded:
-            return Limits(lower=lower, upper=upper, effort=effort, velocity=velocity)
+            return Limits(lower, upper, velocity, effort)
         if "lower" in limit_el.attrib or "upper" in limit_el.attrib:  # reported by checks.py
             facts = extras.setdefault("urdf", {})
             facts["dropped_limits"] = (v.number(limit_el, "lower", None), v.number(limit_el, "upper", None))
             facts["limit_location"] = v.where(limit_el)
-        return Limits(effort=effort, velocity=velocity)
+        return Limits(None, None, velocity, effort)
 
     def _joint_dynamics_and_mimic(self, name: str, parts: dict[str, Element]) -> tuple[Dynamics, Mimic | None]:
         """<dynamics> and <mimic> (from the joint's `_first_children`), which the model holds as typed
@@ -718,14 +708,14 @@ class _UrdfReader:
                     suggestion='add damping="..." or friction="...", or remove <dynamics>',
                 )
             damping, friction = v.numbers_of(dynamics_el, ("damping", "friction"), (0.0, 0.0))
-            dynamics = Dynamics(damping=damping, friction=friction)
+            dynamics = Dynamics(damping, friction)
         mimic_el = parts.get("mimic")
         if mimic_el is None:
             return dynamics, None
         mimic = Mimic(
-            joint=v.required(mimic_el, "joint", "the joint to follow"),
-            multiplier=v.number(mimic_el, "multiplier", 1.0),
-            offset=v.number(mimic_el, "offset", 0.0),
+            v.required(mimic_el, "joint", "the joint to follow"),
+            v.number(mimic_el, "multiplier", 1.0),
+            v.number(mimic_el, "offset", 0.0),
         )
         return dynamics, mimic
 
