@@ -235,11 +235,14 @@ def asset_path(read: Attributes, file: str, kind: str, element: Element | None =
     compiler = read.scope.compiler
     if compiler.strippath:
         file = os.path.basename(file)
+    context = read.state.context
     if not os.path.isabs(file):
         folder = getattr(compiler, kind) or compiler.assetdir or ""
-        file = os.path.join(read.state.context.base_dir, folder, file)
+        file = os.path.join(context.base_dir, folder, file)
+    if context.allowed_roots is None:  # not confined: `permitted` gives the path as it is, and the
+        return file  # location below is made only for its refusal (one per mesh of a robot, read by nobody)
     where = read.where(element) if element is not None else None
-    return read.state.context.permitted(file, f"<{element.tag}> file" if element is not None else "file", where)
+    return context.permitted(file, f"<{element.tag}> file" if element is not None else "file", where)
 
 
 def _assets(read: Attributes, scope: FileScope, element: Element) -> None:
