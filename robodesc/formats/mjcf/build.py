@@ -2,10 +2,11 @@
 
 This stage maps MJCF's notions onto robodesc's format-neutral ones: a body's pose in its parent,
 joint types and origins (a hinge with a range is revolute, without one continuous; a free joint is
-floating, its reference the pose as written), shapes from geoms (which are drawn, which collide),
-sites as frames, equalities as constraints, actuators with their transmission, keyframes as named
-configurations completed with the joints' references. It never looks at XML: everything it needs
-is in the records, already parsed and checked by the spec stage, so it has nothing to refuse.
+floating, its reference the pose as written), geoms' shapes (made by the spec stage as it reads
+them) as collision and visual shapes, sites as frames, equalities as constraints, actuators with
+their transmission, keyframes as named configurations completed with the joints' references. It
+never looks at XML: everything it needs is in the records, already parsed and checked by the spec
+stage, so it has nothing to refuse.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from typing import Any
 
 import numpy as np
 
-from ...core.geometry import Box, Capsule, Cylinder, Ellipsoid, Geometry, Heightfield, Mesh, Plane, Shape, Sphere
 from ...core.model import (
     Actuator,
     Body,
@@ -33,10 +33,8 @@ from .records import (
     BodySpec,
     EqualitySpec,
     GeomSpec,
-    HfieldAsset,
     JointSpec,
     KeyframeSpec,
-    MeshShape,
     ModelSpec,
     SiteSpec,
 )
@@ -142,74 +140,11 @@ def _joint(spec: JointSpec, body: Body) -> Joint:
 
 
 def _add_shape(body: Body, spec: GeomSpec) -> None:
-    """A geom as a collision shape (when it collides) and a visual one (when it is drawn)."""
-    geometry, pose = _geometry(spec)
-    mjcf: dict[str, Any] = {"contype": spec.contype, "conaffinity": spec.conaffinity, "group": spec.group}
-    if spec.mesh is not None:
-        mjcf["mesh"], mjcf["mesh_location"] = spec.mesh.asset, spec.mesh.asset_location
-    shape = Shape(geometry=geometry, pose=pose, name=spec.name, material=spec.material, extras={"mjcf": mjcf})
-    if spec.contype or spec.conaffinity:
-        body.collisions.append(shape)
+    """A geom's shape as a collision shape (when it collides) and a visual one (when it is drawn)."""
+    if spec.collides:
+        body.collisions.append(spec.shape)
     if spec.drawn:
-        body.visuals.append(shape)
-
-
-def _geometry(spec: GeomSpec) -> tuple[Geometry, np.ndarray]:
-    """A geom's shape and its pose in the body (a mesh's: the frame its file's vertices are in)."""
-    kind, size, pose = spec.kind, spec.size, spec.pose
-    if kind == "sphere":
-        return Sphere(radius=size[0]), pose
-    if kind == "capsule":
-        return Capsule(radius=size[0], length=2 * size[1]), pose
-    if kind == "cylinder":
-        return Cylinder(radius=size[0], length=2 * size[1]), pose
-    if kind == "ellipsoid":
-        return Ellipsoid(radii=np.array(size[:3])), pose
-    if kind == "box":  # full sizes from half sizes, doubled as Python floats: 1e308 gives inf, not a warning
-        return Box(size=np.array([2 * s for s in size[:3]])), pose
-    if kind == "plane":
-        extent = size + [0.0] * (2 - len(size))
-        return Plane(size=np.array([2 * s for s in extent[:2]]) if all(s > 0 for s in extent[:2]) else None), pose
-    if kind == "hfield":
-        return _heightfield(spec.hfield), pose
-    mesh = spec.mesh
-    assert mesh is not None  # the spec stage gives every mesh and sdf geom its mesh
-    return _mesh(mesh, pose)
-
-
-def _heightfield(asset: HfieldAsset | None) -> Heightfield:
-    """An ``<hfield>`` as robodesc's heightfield: ``size`` (rx, ry, z, base) as full extents, the
-    inline heights as the spec stage normalised them, or the file (a PNG, else MuJoCo's binary)."""
-    assert asset is not None  # the spec stage resolves every hfield geom's asset
-    rx, ry, top, base = asset.size
-    is_png = asset.path is not None and asset.path.lower().endswith(".png")
-    return Heightfield(
-        uri=asset.uri or f"hfield:{asset.name}",
-        size=np.array([2 * rx, 2 * ry, top]),
-        path=asset.path,
-        elevation=None if asset.elevation is None else asset.elevation.copy(),
-        base=base,
-        file_format="image" if is_png else "mujoco",
-        normalize="range",  # MuJoCo maps every height field's values to 0..1
-    )
-
-
-def _mesh(mesh: MeshShape, pose: np.ndarray) -> tuple[Geometry, np.ndarray]:
-    """A mesh geom's shape placed as MuJoCo places its vertices: ``scale * R(refquat)^T (v - refpos)``
-    in the geom frame (MuJoCo then moves that frame to the mesh's centre of mass and principal axes,
-    and the vertices with it, which leaves them where they are in the body).
-
-    Inline vertices are moved into the mesh frame here, so the shape needs only the geom's pose and
-    the scale. A file is drawn with `scale` and the mesh's rigid placement (`MeshFrame.placement`)."""
-    scale = np.array(mesh.scale, dtype=float)
-    if mesh.vertices is not None:
-        rotation, refpos = mesh.reference[:3, :3], mesh.reference[:3, 3]
-        vertices = (mesh.vertices - refpos) @ rotation  # R^T (v - refpos), row by row
-        faces = None if mesh.faces is None else mesh.faces.copy()
-        geometry = Mesh(uri=mesh.uri, scale=scale, path=None, tried=[], vertices=vertices, faces=faces)
-        return geometry, pose
-    geometry = Mesh(uri=mesh.uri, scale=scale, path=mesh.path, tried=mesh.tried)
-    return geometry, pose @ mesh.placement
+        body.visuals.append(spec.shape)
 
 
 def _constraint(spec: EqualitySpec) -> Constraint:

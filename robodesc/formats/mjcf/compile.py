@@ -169,7 +169,7 @@ def _body_inertia(body: Body, info: _MassBody, c: Compiler) -> None:
     low, high = c.inertiagrouprange
     use_geoms = c.inertiafromgeom == "true" or (c.inertiafromgeom == "auto" and explicit is None)
     if use_geoms:  # meshes are read only here, when a body's inertia comes from them
-        counted = [g for g in info.geoms if low <= g.group <= high and not (g.mesh and g.mesh.plugin)]
+        counted = [g for g in info.geoms if low <= g.group <= high and not g.plugin]
         parts = [p for g in counted for p in [_geom_mass(g)] if p is not None]
     else:
         parts = [explicit.part(IDENTITY)] if explicit is not None else []
@@ -270,14 +270,14 @@ def _note_plugin_meshes(model: Model, bodies: dict[str, _MassBody], c: Compiler)
         if not (c.inertiafromgeom == "true" or (c.inertiafromgeom == "auto" and info.spec.inertial is None)):
             continue
         for geom in info.geoms:
-            if geom.mesh is not None and geom.mesh.plugin is not None and low <= geom.group <= high:
+            if geom.mesh is not None and geom.plugin is not None and low <= geom.group <= high:
                 info.unknown = True
                 model.diagnostics.append(
                     Diagnostic(
                         Severity.WARNING,
                         "not-modelled",
-                        f"the mass and inertia of this geom come from mesh {geom.mesh.asset!r}, which plugin "
-                        f"instance {geom.mesh.plugin!r} makes; robodesc cannot make it, so body {name!r} "
+                        f"the mass and inertia of this geom come from mesh {geom.mesh.name!r}, which plugin "
+                        f"instance {geom.plugin!r} makes; robodesc cannot make it, so body {name!r} "
                         "has them without this geom",
                         geom.location,
                         "give the body an <inertial> to state its mass",

@@ -10,12 +10,25 @@ attributes a default class gives but MuJoCo ignores (checks.py has the rules) fo
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
 from ...core.diagnostics import Severity
 from ...core.errors import InvalidValue, MissingAttribute
-from ...core.geometry import Material
+from ...core.geometry import (
+    Box,
+    Capsule,
+    Cylinder,
+    Ellipsoid,
+    Geometry,
+    Heightfield,
+    Material,
+    Mesh,
+    Plane,
+    Shape,
+    Sphere,
+)
 from ...core.inertia import PRIMITIVE_SIZES, PRIMITIVES
 from ...core.resources import ResourceRefused
 from ...core.transforms import IDENTITY, make_pose, quat_between, quat_to_matrix
@@ -25,7 +38,7 @@ from .attributes import ORIENTATIONS, Attributes, merged
 from .checks import FROMTO_KINDS, MAYBE_IGNORED, ignored_class_attributes
 from .mesh_assets import MeshAsset
 from .mujoco_math import MJ_MINVAL
-from .records import ClassedGeom, GeomSpec, HfieldAsset, JointSpec, MeshShape, Principal, SiteSpec, placed
+from .records import ClassedGeom, GeomSpec, HfieldAsset, JointSpec, Principal, SiteSpec, placed
 
 GEOM_TYPES = ("plane", "hfield", "sphere", "capsule", "ellipsoid", "cylinder", "box", "mesh", "sdf")
 JOINT_TYPES = ("free", "ball", "slide", "hinge")
@@ -284,7 +297,7 @@ def read_geom(read: Attributes, element: Element, frame: np.ndarray, active: str
     shell = read.boolean(element, attrs, "shellinertia", False)
     if kind in PRIMITIVE_SIZES:
         _check_size(read, element, kind, size)
-    mesh = _mesh_shape(read, asset, made_by) if asset is not None and kind in ("mesh", "sdf") else None
+    drawn = _mesh(read, asset, made_by) if asset is not None and kind in ("mesh", "sdf") else None
     collides = bool(contype or conaffinity)
     discarded = not collides and read.scope.compiler.discardvisual  # MuJoCo drops it but still counts its mass
     name = read.name(attrs, "geom") if attrs.get("name") else None
@@ -305,7 +318,7 @@ def read_geom(read: Attributes, element: Element, frame: np.ndarray, active: str
     )
     if key is not None and not fitted:  # (a fitted size and pose depend on the mesh)
         read.scope.geom_classes[key] = classed
-    return _geom(read, element, attrs, classed, name, mesh, size, pose)
+    return _geom(read, element, attrs, classed, name, asset, made_by, drawn, size, pose)
 
 
 _OWN_GEOM = frozenset(("class", "name", "mesh", "material"))
@@ -320,11 +333,13 @@ def _classed_geom(
     if known.ignored:
         record_ignored(read, element, attrs, active, kind, known.ignored)
     asset = _mesh_asset(read, element, attrs, kind)
-    mesh = None
-    if asset is not None and kind in ("mesh", "sdf"):  # (a primitive fitted to a mesh is never a `ClassedGeom`)
-        mesh = _mesh_shape(read, asset, _plugin_instance(asset.element))
+    made_by = _plugin_instance(asset.element) if asset is not None else None
+    drawn = _mesh(read, asset, made_by) if asset is not None and kind in ("mesh", "sdf") else None
     name = read.name(attrs, "geom") if attrs.get("name") else None
-    return _geom(read, element, attrs, known, name, mesh, list(known.size), known.pose.copy())
+    # a mesh's shape has a pose of its own (`_geom`): the record's may then be the class's, which
+    # nobody changes (the compile stage reads it, and makes new ones)
+    pose = known.pose if drawn is not None else known.pose.copy()
+    return _geom(read, element, attrs, known, name, asset, made_by, drawn, list(known.size), pose)
 
 
 def _geom(
@@ -333,28 +348,75 @@ def _geom(
     attrs: dict[str, str],
     classed: ClassedGeom,
     name: str | None,
-    mesh: MeshShape | None,
+    asset: MeshAsset | None,
+    made_by: str | None,
+    drawn: tuple[Mesh, np.ndarray | None] | None,
     size: list[float],
     pose: np.ndarray,
 ) -> GeomSpec:
-    """The record of a geom: what its class gives (`classed`) and its own values."""
+    """The record of a geom, with its shape: what its class gives (`classed`) and its own values;
+    `drawn` is a mesh geom's mesh and the pose of its vertices in the geom frame (`_mesh`)."""
     kind = classed.kind
+    material = _material(read, attrs, classed.rgba)
+    geometry: Geometry
+    shape_pose = pose
+    if drawn is not None:
+        geometry, placement = drawn
+        shape_pose = pose @ placement if placement is not None else pose
+    elif kind == "hfield":
+        geometry = _heightfield(_hfield(read, element, attrs))
+    else:
+        geometry = _primitive(kind, size)
+    mjcf: dict[str, Any] = {"contype": classed.contype, "conaffinity": classed.conaffinity, "group": classed.group}
+    if asset is not None and drawn is not None:
+        mjcf["mesh"], mjcf["mesh_location"] = asset.name, asset.location
     return GeomSpec(
+        shape=Shape(geometry=geometry, pose=shape_pose, name=name, material=material, extras={"mjcf": mjcf}),
+        collides=bool(classed.contype or classed.conaffinity),
+        drawn=classed.drawn,
         kind=kind,
         size=size,
         pose=pose,
-        name=name,
         mass=classed.mass,
         density=classed.density,
         group=classed.group,
-        contype=classed.contype,
-        conaffinity=classed.conaffinity,
         shell=classed.shell,
-        drawn=classed.drawn,
-        material=_material(read, attrs, classed.rgba),
-        hfield=_hfield(read, element, attrs) if kind == "hfield" else None,
-        mesh=mesh,
+        mesh=asset if drawn is not None else None,
+        plugin=made_by if drawn is not None else None,
         location=read.where(element),
+    )
+
+
+def _primitive(kind: str, size: list[float]) -> Geometry:
+    """The shape of a primitive geom (or a plane) of this size as MuJoCo compiles it (half sizes)."""
+    if kind == "sphere":
+        return Sphere(radius=size[0])
+    if kind == "capsule":
+        return Capsule(radius=size[0], length=2 * size[1])
+    if kind == "cylinder":
+        return Cylinder(radius=size[0], length=2 * size[1])
+    if kind == "ellipsoid":
+        return Ellipsoid(radii=np.array(size[:3]))
+    if kind == "box":  # full sizes from half sizes, doubled as Python floats: 1e308 gives inf, not a warning
+        return Box(size=np.array([2 * s for s in size[:3]]))
+    assert kind == "plane"  # (mesh, sdf and hfield geoms have their own)
+    extent = size + [0.0] * (2 - len(size))
+    return Plane(size=np.array([2 * s for s in extent[:2]]) if all(s > 0 for s in extent[:2]) else None)
+
+
+def _heightfield(asset: HfieldAsset) -> Heightfield:
+    """An ``<hfield>`` as robodesc's heightfield: ``size`` (rx, ry, z, base) as full extents, the
+    inline heights as the spec stage normalised them, or the file (a PNG, else MuJoCo's binary)."""
+    rx, ry, top, base = asset.size
+    is_png = asset.path is not None and asset.path.lower().endswith(".png")
+    return Heightfield(
+        uri=asset.uri or f"hfield:{asset.name}",
+        size=np.array([2 * rx, 2 * ry, top]),
+        path=asset.path,
+        elevation=None if asset.elevation is None else asset.elevation.copy(),
+        base=base,
+        file_format="image" if is_png else "mujoco",
+        normalize="range",  # MuJoCo maps every height field's values to 0..1
     )
 
 
@@ -427,24 +489,22 @@ def _plugin_instance(element: Element) -> str | None:
     return None if plugin is None else plugin.get("instance") or plugin.get("plugin") or "unnamed"
 
 
-def _mesh_shape(read: Attributes, asset: MeshAsset, made_by: str | None) -> MeshShape:
-    """What a mesh geom draws; a mesh file that does not exist is noted (MuJoCo would refuse it). A
-    mesh a plugin makes (`made_by`, the instance) has no geometry robodesc can read (compile.py
-    leaves it out of masses)."""
+def _mesh(read: Attributes, asset: MeshAsset, made_by: str | None) -> tuple[Mesh, np.ndarray | None]:
+    """What a mesh geom draws, and the pose of the mesh's vertices in the geom frame (None: the geom
+    frame itself). A mesh file that does not exist is noted (MuJoCo would refuse it). A mesh a plugin
+    makes (`made_by`, the instance) has no geometry robodesc can read (compile.py leaves it out of
+    masses).
+
+    The vertices are placed as MuJoCo places them: ``scale * R(refquat)^T (v - refpos)`` in the geom
+    frame (MuJoCo then moves that frame to the mesh's centre of mass and principal axes, and the
+    vertices with it, which leaves them where they are in the body). Inline vertices are moved into
+    the mesh frame here, so the shape needs only the geom's pose and the scale; a file is drawn with
+    the scale and the mesh's rigid placement (`MeshFrame.placement`)."""
     frame = asset.frame()
+    scale = np.array(frame.scale, dtype=float)
     if made_by is not None:
-        return MeshShape(
-            asset=asset.name,
-            uri=f"plugin:{made_by}",
-            scale=frame.scale,
-            reference=frame.reference,
-            placement=frame.placement,
-            path=None,
-            tried=[],
-            asset_location=asset.location,
-            processed=asset.processed,
-            plugin=made_by,
-        )
+        return Mesh(uri=f"plugin:{made_by}", scale=scale, path=None, tried=[]), frame.placement
+    uri = asset.attrs.get("file") or f"mesh:{asset.attrs.get('name', '')}"
     path, tried = None, []
     if asset.path is not None:
         tried = [asset.path]
@@ -458,27 +518,18 @@ def _mesh_shape(read: Attributes, asset: MeshAsset, made_by: str | None) -> Mesh
             read.state.diagnose(
                 Severity.WARNING, "mesh-not-found", why, asset.location, "check meshdir/assetdir in <compiler>"
             )
-    vertices = faces = None
-    if asset.path is None:  # inline data: kept for drawing (process_mesh checks it when MuJoCo would)
+    else:  # inline data: kept for drawing (process_mesh checks it when MuJoCo would)
         written = read.floats(asset.element, asset.attrs, "vertex", None, None)
         if written is not None and len(written) % 3 == 0:
-            vertices = np.array(written, dtype=float).reshape(-1, 3)
+            rotation, refpos = frame.reference[:3, :3], frame.reference[:3, 3]
+            # R^T (v - refpos), row by row
+            vertices = (np.array(written, dtype=float).reshape(-1, 3) - refpos) @ rotation
             written_faces = read.floats(asset.element, asset.attrs, "face", None, None)
+            faces = None
             if written_faces and len(written_faces) % 3 == 0:
                 faces = np.array(written_faces, dtype=float).reshape(-1, 3)
-    return MeshShape(
-        asset=asset.name,
-        uri=asset.attrs.get("file") or f"mesh:{asset.attrs.get('name', '')}",
-        scale=frame.scale,
-        reference=frame.reference,
-        placement=frame.placement,
-        path=path,
-        tried=tried,
-        asset_location=asset.location,
-        processed=asset.processed,
-        vertices=vertices,
-        faces=faces,
-    )
+            return Mesh(uri=uri, scale=scale, path=None, tried=[], vertices=vertices, faces=faces), None
+    return Mesh(uri=uri, scale=scale, path=path, tried=tried), frame.placement
 
 
 def _material(read: Attributes, attrs: dict[str, str], rgba: list[float] | None) -> Material | None:

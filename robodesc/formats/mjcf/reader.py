@@ -6,10 +6,10 @@ reader, one module per stage:
 1. spec (prepare.py, spec.py, elements.py): splice ``<include>``s, check the schema, merge every
    ``<compiler>``, resolve ``<default>`` classes once into plain attribute values, read the assets,
    then walk ``<worldbody>`` (frames vanish into the poses of what they hold, ``<replicate>``
-   expands, ``<attach>`` grafts a sub-model) into plain records (records.py). Everything MuJoCo
-   refuses is refused here, with its location.
-2. build (build.py): the records into a `core.Model` (bodies, joints, shapes, frames, constraints,
-   actuators, keyframes). It never sees XML.
+   expands, ``<attach>`` grafts a sub-model) into plain records (records.py); a geom's record holds
+   its finished shape. Everything MuJoCo refuses is refused here, with its location.
+2. build (build.py): the records into a `core.Model` (bodies, joints, frames, constraints,
+   actuators, keyframes; the geoms' shapes onto their bodies). It never sees XML.
 3. compile (compile.py): what MuJoCo's compiler computes: fusestatic, inertia from geoms, bounds
    and settotalmass, alignfree; then the references are checked.
 

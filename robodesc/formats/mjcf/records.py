@@ -3,9 +3,11 @@
 MuJoCo's compiler goes XML -> spec (``mjSpec``) -> compiled model; so does robodesc's MJCF reader.
 The spec stage (spec.py) writes these records: includes spliced, compiler settings and default
 classes applied, ``<frame>``s folded into the poses of what they hold, ``<replicate>`` expanded,
-``<attach>`` grafted, every value parsed, checked and in the units MuJoCo compiles it in. The
-build stage (build.py) turns them into a `core.Model` without looking at XML; the compile stage
-(compile.py) adds what MuJoCo's compiler computes (inertia, fusestatic, alignfree).
+``<attach>`` grafted, every value parsed, checked and in the units MuJoCo compiles it in. A geom's
+record carries the `Shape` it gives its body, made as it is read (a shape needs nothing the rest of
+the model decides), beside what its mass comes from. The build stage (build.py) turns the records
+into a `core.Model` without looking at XML; the compile stage (compile.py) adds what MuJoCo's
+compiler computes (inertia, fusestatic, alignfree).
 
 The body tree keeps the document order: a body's `items` are its joints, geoms, sites, child
 bodies and elements kept as written, in the order the file has them (which is the order of
@@ -17,15 +19,18 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ...core.diagnostics import Diagnostic
 from ...core.errors import Location
-from ...core.geometry import Material
+from ...core.geometry import Material, Shape
 from ...core.model import Extra
 from ...core.transforms import IDENTITY, make_pose, matrix_to_quat, quat_to_matrix
-from .mesh_processing import ProcessedMesh
+
+if TYPE_CHECKING:
+    from .mesh_assets import MeshAsset
 
 
 @dataclass
@@ -113,24 +118,6 @@ class JointSpec:
 
 
 @dataclass
-class MeshShape:
-    """What a mesh geom draws: the asset, its file and the frame its vertices are written in."""
-
-    asset: str
-    uri: str
-    scale: list[float]
-    reference: np.ndarray  # the pose (refpos, refquat) of the file's frame in the mesh frame (read-only)
-    placement: np.ndarray  # the rigid pose of the file's scaled vertices in the geom frame (read-only)
-    path: str | None  # the file if it exists
-    tried: list[str]
-    asset_location: Location
-    processed: Callable[[], ProcessedMesh]  # the mesh as MuJoCo processes it, read on first call
-    vertices: np.ndarray | None = None  # inline vertex data as written ((n, 3)), for a mesh without a file
-    faces: np.ndarray | None = None  # inline faces as written ((m, 3)); None: the hull of the vertices
-    plugin: str | None = None  # the plugin instance that makes the mesh (robodesc cannot: no geometry)
-
-
-@dataclass
 class HfieldAsset:
     """An ``<hfield>`` asset as MuJoCo compiles it: its heights inline, or the file they are read from.
 
@@ -147,24 +134,22 @@ class HfieldAsset:
     location: Location
 
 
-@dataclass
+@dataclass(slots=True)
 class GeomSpec:
-    """A ``<geom>``: its shape, where it sits in its body, and what its mass comes from."""
+    """A ``<geom>``: the shape it gives its body (made as the geom is read), and what its mass comes from."""
 
+    shape: Shape
+    collides: bool  # a collision shape (contype or conaffinity)
+    drawn: bool  # a visual too (MuJoCo's default groups, or never colliding; not discarded)
     kind: str  # plane, hfield, sphere, capsule, ellipsoid, cylinder, box, mesh or sdf
     size: list[float]  # as MuJoCo compiles it (fromto and mesh fitting applied)
-    pose: np.ndarray
-    name: str | None
+    pose: np.ndarray  # the geom frame in its body (a mesh shape's own pose places the mesh's vertices)
     mass: float | None
     density: float
     group: int
-    contype: int
-    conaffinity: int
     shell: bool  # shellinertia
-    drawn: bool  # a visual too (MuJoCo's default groups, or never colliding; not discarded)
-    material: Material | None
-    hfield: HfieldAsset | None  # for hfield geoms
-    mesh: MeshShape | None  # for mesh and sdf geoms
+    mesh: MeshAsset | None  # of mesh and sdf geoms: read as MuJoCo processes it, on first use
+    plugin: str | None  # the plugin instance that makes the mesh (robodesc cannot: no geometry)
     location: Location
 
 
