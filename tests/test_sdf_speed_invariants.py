@@ -6,7 +6,9 @@
   division (a joint axis normalised on plain floats) is numpy's;
 * `_clearly_valid` says a zero inertia tensor (of either sign in each entry) is valid, as `_is_valid` does;
 * an attribute-less `<pose>` (read without looking at attributes) is the pose the attribute path gives;
-* `_has_negative_zero` (through `repr`) finds exactly the -0.0 entries `math.copysign` finds.
+* `_has_negative_zero` (through `repr`) finds exactly the -0.0 entries `math.copysign` finds;
+* an inertia tensor without -0.0, turned by a pose that only moves its centre of mass, is the tensor as
+  written: what `parse_inertial` keeps instead of turning it.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import pytest
 
 from robodesc.core.errors import RobodescError
 from robodesc.core.resources import LoadContext
+from robodesc.core.transforms import pose_from_xyz_rpy
 from robodesc.formats.sdf import parse as sdf_parse
 from robodesc.formats.sdf.context import FileContext
 from robodesc.formats.sdf.elements import _has_negative_zero
@@ -124,3 +127,13 @@ def test_has_negative_zero_finds_exactly_the_negative_zeros():
     for values in itertools.product([0.0, -0.0, 1.0, -1e-300, -0.01, 5e-324, -5e-324], repeat=3):
         expected = any(v == 0.0 and math.copysign(1.0, v) < 0.0 for v in values)
         assert _has_negative_zero(values) is expected, values
+
+
+def test_a_tensor_turned_by_a_pose_that_does_not_turn_is_the_tensor():
+    rotation = pose_from_xyz_rpy([1.0, -2.0, 3e200], [0.0, 0.0, 0.0])[:3, :3]
+    entries = [0.0, 1.0, -1.0, 0.3, -0.7, 1e-300, -5e-324, 1e300, -1e300, 2.5e-8]
+    for xx, yy, zz, xy, xz, yz in itertools.product(
+        entries[:4], entries[:4], entries[:2], entries, entries, entries[::3]
+    ):
+        tensor = np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])
+        assert (rotation @ tensor @ rotation.T).tobytes() == tensor.tobytes()

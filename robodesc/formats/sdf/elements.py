@@ -251,12 +251,21 @@ def parse_inertial(ctx: FileContext, element: Element, link_name: str, solids: l
             "inertial",
             "check <mass> and the signs of <ixy>, <ixz>, <iyz>",
         )
-    if pose is None:  # in the link frame: the tensor as written (what turning it by the identity gives)
+    # Turned by the identity (no <pose>, or one that only moves the centre of mass: most), the tensor is
+    # the tensor as written: each entry of the products is that entry plus products with zeros. Unless
+    # an entry is -0.0, which such a sum makes +0.0 (or not, depending on the signs of the others).
+    if pose is None:
         if not _has_negative_zero(values):
             return InertialDesc(mass, np.zeros(3), tensor)
         pose = IDENTITY  # (only read)
     rotation = pose[:3, :3]
+    if rotation.tolist() == _UNTURNED_ROWS and not _has_negative_zero(values):  # (== takes -0.0 for 0.0)
+        return InertialDesc(mass, pose[:3, 3].copy(), tensor)
     return InertialDesc(mass, pose[:3, 3].copy(), rotation @ tensor @ rotation.T)
+
+
+#: The rows of a rotation that turns nothing, as `tolist` gives them
+_UNTURNED_ROWS = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
 
 
 def _has_negative_zero(values: tuple[float, ...]) -> bool:
