@@ -185,6 +185,7 @@ _BACKENDS = ("auto", "numpy", "numba")
 _PLAN_CACHE = 32  # sub-plans kept per model, by requested names (least recently used dropped first)
 _NUMBERS = (float, int, bool, np.float64)  # joint values taken as they are, without a numpy conversion
 _FLOAT = np.dtype(float)  # (native float64: numpy's dtype objects for it are one object)
+_CROSS = [6, 5, 1, 2, 6, 3, 4, 0, 6]  # K = [[0, -z, y], [z, 0, -x], [-y, x, 0]] from (x, y, z, -x, -y, -z, 0)
 _LAST_ROWS = np.array([[0.0, 0.0, 0.0, 1.0], [0.0] * 4, [0.0] * 4, [0.0] * 4])  # of the four B_k: local poses are rigid
 
 
@@ -226,8 +227,9 @@ class _Plan:
         self.batch_jumps = depth > 64 * max(1, len(self.jumps)) if batch_jumps is None else batch_jumps
         self._kernel: tuple | None = None
         # one configuration: the columns read as they are when no joint is a mimic or held at 0
-        self.plain = bool((mult == 1.0).all() and not off.any())
-        self.columns = int(src.max()) + 1 if len(src) else 0  # a vector shorter than this needs the 0 column
+        mults = mult.tolist()  # (list methods: fewer numpy calls, which is what compiling a small model costs)
+        self.plain = mults.count(1.0) == len(mults) and not any(off.tolist())
+        self.columns = max(src.tolist(), default=-1) + 1  # a vector shorter than this needs the 0 column
         self._single = threading.local()  # a workspace per thread, reused call after call
         # Every joint value moves some pose through a sine or a product, and nothing refuses a value
         # on the way (as a ball joint's zero quaternion is): a value that is not finite then shows in
@@ -1214,19 +1216,22 @@ def _linear_bases(joints: Sequence[Joint], bodies: Sequence[Any], prefixes: Sequ
         return np.zeros((0, 4, 16))
     axes = np.array([j.axis for j in joints], dtype=float).reshape(count, 3)
     kinds = [j.type for j in joints]
-    powers = np.zeros((count, 2, 3, 3))  # K, the cross-product matrix of the axis (none for a slider), and K^2
-    k = powers[:, 0]
-    x, y, z = axes.T
-    k[:, 0, 1], k[:, 0, 2], k[:, 1, 0], k[:, 1, 2], k[:, 2, 0], k[:, 2, 1] = -z, y, z, -x, -y, x
+    signed = np.zeros((count, 7))  # the axis, its negation and a zero: what K's entries are picked from
+    signed[:, :3] = axes
+    np.negative(axes, out=signed[:, 3:6])
     t = np.zeros((count, 3))  # T: the translation per unit value
     # sliders and screws are rare: most models skip their numpy calls
     if JointType.PRISMATIC in kinds:
         prismatic = np.array([kind is JointType.PRISMATIC for kind in kinds], dtype=bool)
-        k[prismatic] = 0.0
+        signed[prismatic] = 0.0  # (a slider turns nothing: K = 0)
         t[prismatic] = axes[prismatic]
     if JointType.SCREW in kinds:
         screw = np.array([kind is JointType.SCREW for kind in kinds], dtype=bool)
         t[screw] = axes[screw] * np.array([j.pitch for j in joints], dtype=float)[screw, None]
+    flat = np.empty((count, 2, 9))  # K, the cross-product matrix of the axis, and K^2
+    signed.take(_CROSS, axis=1, out=flat[:, 0], mode="clip")
+    powers = flat.reshape(count, 2, 3, 3)
+    k = powers[:, 0]
     kk = np.matmul(k, k, out=powers[:, 1])
     origins = np.array([j.origin for j in joints], dtype=float).reshape(count, 4, 4)
     refs = [_reference_scalar(j) for j in joints]
