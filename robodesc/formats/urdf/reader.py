@@ -390,46 +390,53 @@ class _UrdfReader:
     # -- links ---------------------------------------------------------------------------------
     def _link(self, element: Element, links: dict) -> Body:
         """A <link> as a `Body`, its place in the tree left to `_build_tree`. Visual materials are
-        noted for `_resolve_visual_materials`, since a robot-level material may come after the link."""
+        noted for `_resolve_visual_materials`, since a robot-level material may come after the link.
+
+        The parts of an <inertial>, <visual> or <collision> are found with `find` (in C, no dict made):
+        when they account for all of its children (nearly always), nothing is written twice and nothing
+        unknown is kept, and the child is not walked again for `_note_repeated`."""
         name = self._unique_name(element, links, "link")
         # posed in `_build_tree` (by its parent joint's origin; the root by a copy of IDENTITY), not here
         body = Body(name, None, (), IDENTITY, None, [], [], False, False, self.values.where(element), {})
         first: dict[str, Element] = {}  # the link's first child of each tag, filled in by the loop
-        nodes = [(element, first)]  # the link and its children that have children URDF reads, for `_note_repeated`
+        nodes = [(element, first)]  # the link and those of its children that may hold facts for `_note_repeated`
         for child in element:
             tag = child.tag
             first.setdefault(tag, child)
-            if tag not in _NESTED:
-                body.extras.setdefault("xml", []).append(self._keep(child, name, "link"))
-                continue
-            parts = _first_children(child)
-            nodes.append((child, parts))
-            if tag == "inertial":
-                if first[tag] is child:  # urdfdom reads the first <inertial> only
-                    body.inertial = self._inertial(child, parts)
-            elif tag == "visual":
-                shape = self._shape(child, parts)
-                if shape is not None:
-                    material = parts.get("material")
-                    if material is not None:
-                        shape.material = inline = self._material(material)
-                        self._visual_materials.append((body, shape, inline, material))
-                        if material.get("name") is None:  # urdfdom refuses the visual (see checks.py)
-                            shape.extras.setdefault("urdf", {})["material_location"] = self.values.where(material)
-                    body.visuals.append(shape)
-            else:
-                shape = self._shape(child, parts)
-                if shape is not None:
+            if tag == "visual" or tag == "collision":
+                geometry, origin, material = child.find("geometry"), child.find("origin"), child.find("material")
+                plain = (geometry is not None) + (origin is not None) + (material is not None) == len(child)
+                shape = self._shape(child, geometry, origin, plain)
+                if not plain or (geometry is not None and len(geometry) > 1):  # several shapes: a fact
+                    nodes.append((child, _first_children(child)))
+                if shape is None:
+                    continue
+                if tag == "collision":
                     body.collisions.append(shape)
+                    continue
+                if material is not None:
+                    shape.material = inline = self._material(material)
+                    self._visual_materials.append((body, shape, inline, material))
+                    if material.get("name") is None:  # urdfdom refuses the visual (see checks.py)
+                        shape.extras.setdefault("urdf", {})["material_location"] = self.values.where(material)
+                body.visuals.append(shape)
+            elif tag == "inertial":
+                mass, inertia, origin = child.find("mass"), child.find("inertia"), child.find("origin")
+                if first[tag] is child:  # urdfdom reads the first <inertial> only
+                    body.inertial = self._inertial(child, mass, inertia, origin)
+                if (mass is not None) + (inertia is not None) + (origin is not None) != len(child):
+                    nodes.append((child, _first_children(child)))
+            else:
+                body.extras.setdefault("xml", []).append(self._keep(child, name, "link"))
         self._note_repeated(nodes, body.extras)
         return body
 
     def _note_repeated(self, nodes: list[tuple[Element, dict[str, Element]]], extras: dict) -> None:
         """Record children of a link (and of its inertial, visuals and collisions) or of a joint that are
         read once (the first) but written several times, for checks.py: tag, parent, count and the
-        location of the first one ignored. `nodes` are the link or joint and its children tagged as in
-        `_NESTED`, in file order, each with its `_first_children`, which the reader made anyway: the
-        common case (nothing written twice) costs a length comparison per node."""
+        location of the first one ignored. `nodes` are the link or joint and those of its children tagged
+        as in `_NESTED` that may hold such children (the others hold none), in file order, each with its
+        `_first_children`: the common case (nothing written twice) costs a length comparison per node."""
         repeated = []
         for node, first in nodes:
             geometry = first.get("geometry")
@@ -452,12 +459,12 @@ class _UrdfReader:
         """One fact for checks.py's `repeated-element`: `tag` written `count` times in `parent`."""
         return {"tag": tag, "parent": parent, "count": count, "location": self.values.where(ignored)}
 
-    def _inertial(self, element: Element, parts: dict[str, Element]) -> Inertial | None:
-        """Mass properties in body axes; an <inertial> without <mass> or <inertia> is dropped, as urdfdom
-        drops it, and the link loads without one. `parts` is the element's `_first_children`."""
+    def _inertial(
+        self, element: Element, mass_el: Element | None, inertia_el: Element | None, origin: Element | None
+    ) -> Inertial | None:
+        """Mass properties in body axes, from the first <mass>, <inertia> and <origin> of `element`; an
+        <inertial> without <mass> or <inertia> is dropped, as urdfdom drops it, and the link loads without one."""
         v = self.values
-        mass_el = parts.get("mass")
-        inertia_el = parts.get("inertia")
         if mass_el is None or inertia_el is None:
             missing = "<mass>" if mass_el is None else "<inertia>"
             self.model.diagnose(
@@ -473,18 +480,19 @@ class _UrdfReader:
         if numbers is None:  # a fault, found (and reported) number by number
             numbers = [v.number(mass_el, "value"), *v.numbers_of(inertia_el, _INERTIA_KEYS)]
         tensor = np.array(numbers)[_INERTIA_TENSOR]
-        origin = parts.get("origin")
         xyz, rpy = self._xyz_rpy(origin) if origin is not None else (_ZERO3, _ZERO3)
         if any(rpy):  # the tensor is given in the <origin> frame: express it in body axes
             rotation = rpy_to_matrix(*rpy)
             tensor = rotation @ tensor @ rotation.T
         return Inertial(numbers[0], np.array(xyz), tensor)  # xyz holds floats: a float array
 
-    def _shape(self, element: Element, parts: dict[str, Element]) -> Shape | None:
-        """A <visual> or <collision>, or None when its geometry is left out (see `_geometry`). `parts` is
-        the element's `_first_children`: only an element with other children is walked for extras."""
+    def _shape(
+        self, element: Element, geometry_el: Element | None, origin: Element | None, plain: bool
+    ) -> Shape | None:
+        """A <visual> or <collision> from its first <geometry> and <origin>, or None when its geometry is
+        left out (see `_geometry`). Only an element that is not `plain` (that has children other than
+        the first <geometry>, <origin> and <material>) is walked for extras."""
         v = self.values
-        geometry_el = parts.get("geometry")
         if geometry_el is None:
             raise v.error(
                 MissingAttribute,
@@ -496,8 +504,8 @@ class _UrdfReader:
         geometry = self._geometry(geometry_el)
         if geometry is None:
             return None
-        shape = Shape(geometry, self._pose(parts.get("origin")), element.get("name"))
-        if not parts.keys() <= _SHAPE_CHILDREN:
+        shape = Shape(geometry, self._pose(origin), element.get("name"))
+        if not plain:
             for child in element:
                 if child.tag not in _SHAPE_CHILDREN:
                     shape.extras.setdefault("xml", []).append(self._keep(child, None, element.tag))
