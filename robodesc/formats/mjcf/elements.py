@@ -260,14 +260,17 @@ def _required(read: Attributes, element: Element, name: str, count: int, suggest
 def read_geom(read: Attributes, element: Element, frame: np.ndarray, active: str | None) -> GeomSpec:
     """A geom of the body being read; `frame` places the geom's element in the body.
 
-    Most geoms write only a class, a name, a mesh and a material: every other value comes from their
-    class, and is the same for every such geom of the class (`ClassedGeom`). The first one is read in
-    full, the others take what it gave, and read only their own values."""
+    Most geoms write only a class, a name, a mesh and a material, and the others of a robot come in
+    pairs (its left and right limbs): all but a geom's `_PER_GEOM` values are the same for every geom
+    placed right in its body that has the same class and writes the same other attributes
+    (`ClassedGeom`). The first one is read in full, the others take what it gave and read only their
+    own values."""
     attrs = read.defaulted(element, active)
     own = element.attrib
     key = None
-    if frame is IDENTITY and _OWN_GEOM.issuperset(own):
-        key = (own.get("class") or active or "main", bool(attrs.get("mesh")))
+    if frame is IDENTITY:
+        written = () if _PER_GEOM.issuperset(own) else tuple([i for i in own.items() if i[0] not in _PER_GEOM])
+        key = (own.get("class") or active or "main", written, bool(attrs.get("mesh")))
         known = read.scope.geom_classes.get(key)
         if known is not None:
             return _classed_geom(read, element, attrs, active, known)
@@ -316,19 +319,23 @@ def read_geom(read: Attributes, element: Element, frame: np.ndarray, active: str
         drawn=not discarded and (group <= 2 or not collides),  # shown by default, or drawn and never collides
         rgba=rgba,
     )
-    if key is not None and not fitted:  # (a fitted size and pose depend on the mesh)
+    # not shared: a fitted size and pose (they depend on the mesh), nor an orientation written beside
+    # fromto (noted for each geom that writes it)
+    if key is not None and not fitted and (_ORIENTATION_NAMES.isdisjoint(own) or "fromto" not in attrs):
         read.scope.geom_classes[key] = classed
     return _geom(read, element, attrs, classed, name, asset, made_by, drawn, size, pose)
 
 
-_OWN_GEOM = frozenset(("class", "name", "mesh", "material"))
+#: What each geom reads of its own (`_classed_geom`), whatever the others sharing its values write.
+_PER_GEOM = frozenset(("class", "name", "mesh", "material"))
+_ORIENTATION_NAMES = frozenset(ORIENTATIONS)
 
 
 def _classed_geom(
     read: Attributes, element: Element, attrs: dict[str, str], active: str | None, known: ClassedGeom
 ) -> GeomSpec:
-    """A geom that writes only `_OWN_GEOM` attributes, whose class gave the others (`known`, from the
-    first such geom of the class): only its own values are read, in the order `read_geom` reads them."""
+    """A geom whose values but its `_PER_GEOM` ones are those of a geom read before it (`known`): only
+    those are read, in the order `read_geom` reads them."""
     kind = known.kind
     if known.ignored:
         record_ignored(read, element, attrs, active, kind, known.ignored)

@@ -155,10 +155,11 @@ class GeomSpec:
 
 @dataclass(frozen=True, slots=True)
 class ClassedGeom:
-    """What a geom's default class gives it, read once per class (`FileScope.geom_classes`) and
-    shared by every geom that writes nothing of its own but its class, name, mesh and material:
-    its type, size and pose in its body (copied into each geom's record), the class attributes
-    MuJoCo ignores on it, and what its mass, collisions and drawing come from."""
+    """What a geom's class and the attributes it writes (but its name, mesh and material) make of
+    it, read once (`FileScope.geom_classes`) and shared by every geom of the class placed right in
+    its body that writes the same: its type, size and pose in its body (copied into each geom's
+    record), the class attributes MuJoCo ignores on it, and what its mass, collisions and drawing
+    come from."""
 
     kind: str
     size: list[float]

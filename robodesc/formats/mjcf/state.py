@@ -52,9 +52,9 @@ class FileScope:
     model_materials: dict[str, Material] = field(default_factory=dict)  # named ones, by (prefixed) model name
     extras: list[Extra] = field(default_factory=list)  # assets kept as written (textures, height fields, ...)
     kept_names: dict[str, set[str]] = field(default_factory=dict)  # names of textures and skins, by tag
-    #: what a class gives geoms placed right in their body that write nothing but their class, name,
-    #: mesh and material, by (class name, whether a mesh is named) (`elements.read_geom`)
-    geom_classes: dict[tuple[str, bool], ClassedGeom] = field(default_factory=dict)
+    #: what geoms placed right in their body are made of, by (class name, the other attributes they
+    #: write but name, mesh and material, whether a mesh is named) (`elements.read_geom`)
+    geom_classes: dict[tuple[str, tuple[tuple[str, str], ...], bool], ClassedGeom] = field(default_factory=dict)
 
 
 @dataclass
