@@ -142,6 +142,9 @@ class _UrdfReader:
         #: than three times this (see `read`)
         self._reach = 0.0
         self._arrays: dict[tuple[str | None, int], np.ndarray] = {}  # the same for other vectors (see `_array`)
+        #: an <axis>'s xyz as written -> the axis, for axes of length 1 (nearly all: `0 0 1`, `0 1 0`, ...),
+        #: which need neither a diagnostic nor a fact: each text read once per load, copied after
+        self._unit_axes: dict[str | None, np.ndarray] = {}
         #: (filename, scale) as written -> (scale, path, tried): robots name each mesh file several times
         #: (visual and collision, left and right), and a mesh's parts depend on nothing else (see `_mesh`)
         self._meshes: dict[tuple[str, str | None], tuple[np.ndarray, str | None, list[str]]] = {}
@@ -642,6 +645,10 @@ class _UrdfReader:
         `robodesc check`."""
         if axis_el is None:
             return np.array(_X_AXIS)
+        text = axis_el.get("xyz")
+        unit = self._unit_axes.get(text)  # (a missing xyz is never remembered)
+        if unit is not None:
+            return unit.copy()
         v = self.values
         uses_axis = kind not in (JointType.FIXED, JointType.FLOATING)
         if uses_axis and "xyz" not in axis_el.attrib:
@@ -666,6 +673,8 @@ class _UrdfReader:
         if norm == 0.0:  # where the joint type ignores its axis, a zero one gives way to the default
             return np.array(_X_AXIS)
         if norm == 1.0:
+            if text is not None:
+                self._unit_axes[text] = np.array(xyz)
             return np.array(xyz)
         facts = extras.setdefault("urdf", {})
         facts["written_axis"], facts["axis_location"] = list(xyz), v.where(axis_el)
