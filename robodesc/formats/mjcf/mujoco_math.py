@@ -155,34 +155,30 @@ def _jacobi_eig3(mat: np.ndarray, stop_rel: float, sort_rel: float) -> tuple[np.
     Returns eigenvalues (decreasing) and the quaternion whose rotation matrix has the
     corresponding eigenvectors as columns.
     """
-    m = [float(x) for x in np.asarray(mat, dtype=float).reshape(9)]
+    m0, m1, m2, m3, m4, m5, m6, m7, m8 = m = [float(x) for x in np.asarray(mat, dtype=float).reshape(9)]
     scale = max(abs(x) for x in m)
+    stop = stop_rel * scale
     quat = [1.0, 0.0, 0.0, 0.0]
-    ev = [m[0], m[4], m[8]]
+    ev = [m0, m4, m8]
     for _ in range(500):
-        e = _quat_to_mat9(quat)
-        # tmp = R^T A and d = tmp R, written out term by term (each sum in the order MuJoCo adds it)
-        e0, e1, e2, e3, e4, e5, e6, e7, e8 = e
-        m0, m1, m2, m3, m4, m5, m6, m7, m8 = m
+        e0, e1, e2, e3, e4, e5, e6, e7, e8 = _quat_to_mat9(quat)
+        # tmp = R^T A and d = tmp R, written out term by term (each sum in the order MuJoCo adds it); of d
+        # only the diagonal and the entries above it are read (MuJoCo picks the pivot among those)
         t0, t1, t2 = e0 * m0 + e3 * m3 + e6 * m6, e0 * m1 + e3 * m4 + e6 * m7, e0 * m2 + e3 * m5 + e6 * m8
         t3, t4, t5 = e1 * m0 + e4 * m3 + e7 * m6, e1 * m1 + e4 * m4 + e7 * m7, e1 * m2 + e4 * m5 + e7 * m8
         t6, t7, t8 = e2 * m0 + e5 * m3 + e8 * m6, e2 * m1 + e5 * m4 + e8 * m7, e2 * m2 + e5 * m5 + e8 * m8
-        d = [
-            t0 * e0 + t1 * e3 + t2 * e6, t0 * e1 + t1 * e4 + t2 * e7, t0 * e2 + t1 * e5 + t2 * e8,
-            t3 * e0 + t4 * e3 + t5 * e6, t3 * e1 + t4 * e4 + t5 * e7, t3 * e2 + t4 * e5 + t5 * e8,
-            t6 * e0 + t7 * e3 + t8 * e6, t6 * e1 + t7 * e4 + t8 * e7, t6 * e2 + t7 * e5 + t8 * e8,
-        ]  # fmt: skip
-        ev = [d[0], d[4], d[8]]
-        if abs(d[1]) > abs(d[2]) and abs(d[1]) > abs(d[5]):
-            rk, ck, rotk = 0, 1, 2
-        elif abs(d[2]) > abs(d[5]):
-            rk, ck, rotk = 0, 2, 1
+        ev = [t0 * e0 + t1 * e3 + t2 * e6, t3 * e1 + t4 * e4 + t5 * e7, t6 * e2 + t7 * e5 + t8 * e8]
+        d1, d2, d5 = t0 * e1 + t1 * e4 + t2 * e7, t0 * e2 + t1 * e5 + t2 * e8, t3 * e2 + t4 * e5 + t5 * e8
+        a1, a2, a5 = abs(d1), abs(d2), abs(d5)
+        if a1 > a2 and a1 > a5:
+            rk, ck, rotk, off = 0, 1, 2, d1
+        elif a2 > a5:
+            rk, ck, rotk, off = 0, 2, 1, d2
         else:
-            rk, ck, rotk = 1, 2, 0
-        off = d[3 * rk + ck]
-        if not abs(off) >= stop_rel * scale or off == 0:
+            rk, ck, rotk, off = 1, 2, 0, d5
+        if not abs(off) >= stop or off == 0:
             break
-        tau = (d[4 * ck] - d[4 * rk]) / (2 * off)
+        tau = (ev[ck] - ev[rk]) / (2 * off)
         if tau >= 0:
             t = 1.0 / (tau + math.sqrt(1 + tau * tau))
         else:
