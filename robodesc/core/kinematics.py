@@ -1175,25 +1175,38 @@ def _chain_terms(
     joints = [joint for body in bodies for joint in moving_joints[body.name]]
     if not joints:
         return []
-    motions = np.empty((len(joints), 4, 4))
     of_type: dict[JointType, list[int]] = {}
     for k, joint in enumerate(joints):
         of_type.setdefault(joint.type, []).append(k)
-    for joint_type, group in of_type.items():
-        typed = [joints[k] for k in group]
+
+    def at_reference(joint_type: JointType, typed: list[Joint]) -> np.ndarray:
         values = np.array([reference_value(j) for j in typed]).reshape(1, len(typed), -1)
-        motions[group] = _motions(joint_type, typed, values)[0]
+        return _motions(joint_type, typed, values)[0]
+
+    if len(of_type) == 1:  # joints of one type, as usual: their motions as they come
+        motions = at_reference(joints[0].type, joints)
+    else:
+        motions = np.empty((len(joints), 4, 4))
+        for joint_type, group in of_type.items():
+            motions[group] = at_reference(joint_type, [joints[k] for k in group])
     origins = np.array([j.origin for j in joints], dtype=float).reshape(-1, 4, 4)
     pres = origins @ np.linalg.inv(motions)
     posts = np.empty_like(origins)  # origin^-1, rigid: (R^T, -R^T t), as `invert_pose` makes it
     turned = origins[:, :3, :3].transpose(0, 2, 1)
     posts[:, :3, :3] = turned
     posts[:, :3, 3:4] = -turned @ origins[:, :3, 3:4]
-    ends = np.cumsum([len(moving_joints[body.name]) for body in bodies]).tolist()
-    firsts = [0, *ends[:-1]]
-    pres[firsts] = np.array([prefix[body.name] for body in bodies], dtype=float) @ pres[firsts]
-    lasts = [end - 1 for end in ends]
-    posts[lasts] = posts[lasts] @ np.array([body.pose for body in bodies], dtype=float)
+    firsts = [0] * len(bodies)  # each body's first term
+    for b in range(1, len(bodies)):
+        firsts[b] = firsts[b - 1] + len(moving_joints[bodies[b - 1].name])
+    prefixes = np.array([prefix[body.name] for body in bodies], dtype=float)
+    poses = np.array([body.pose for body in bodies], dtype=float)
+    if len(joints) == len(bodies):  # a joint per body, as usual: no rows to pick
+        pres = prefixes @ pres
+        posts = posts @ poses
+    else:
+        lasts = [first - 1 for first in firsts[1:]] + [len(joints) - 1]
+        pres[firsts] = prefixes @ pres[firsts]
+        posts[lasts] = posts[lasts] @ poses
     pres[:, 3] = posts[:, 3] = (0.0, 0.0, 0.0, 1.0)  # rigid: last rows exactly so, as in `_linear_bases`
     return [
         [(joint, pres[k], posts[k], source[joint.name]) for k, joint in enumerate(moving_joints[body.name], first)]
