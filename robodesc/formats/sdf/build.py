@@ -17,13 +17,15 @@ import math
 from collections import deque
 from copy import copy
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 
 from ...core.diagnostics import Severity
 from ...core.errors import InvalidTree, Location, UnresolvedReference, did_you_mean
+from ...core.geometry import Shape
 from ...core.model import Body, Constraint, Frame, Inertial, Joint, JointType, Limits, Mimic, Model
+from ...core.record import Record
 from ...core.transforms import IDENTITY, invert_pose
 from .desc import FileDesc, FrameDesc, JointDesc, LinkDesc, ModelDesc, Node
 from .graph import Scope, scope_of
@@ -32,6 +34,8 @@ _ONE_AXIS = (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC, Join
 _TWO_AXES = (JointType.UNIVERSAL, JointType.REVOLUTE2)
 
 _D = TypeVar("_D", LinkDesc, JointDesc, FrameDesc)
+#: What `_unshared` copies: the values a caller can change in place.
+_CHANGEABLE = (np.ndarray, dict, list, Record)
 
 
 @dataclass(slots=True)
@@ -67,6 +71,7 @@ class Builder:
         self._inverses: dict[str, np.ndarray] = {}  # body -> the inverse of its world pose (`in_body`)
         #: full name -> (the full name of the model it is declared in (None: the top), its scope, its name there)
         self._homes: dict[str, tuple[str | None, Scope, str]] = {}
+        self._placed_shapes: set[int] = set()  # parsed shapes some body already holds (`_instance_shapes`)
 
     # -- walking the scopes -----------------------------------------------------------------
     def _walk_model(self, desc: ModelDesc, prefix: str, static: bool, owner: str | None, top: bool = True) -> None:
@@ -236,8 +241,8 @@ class Builder:
         body = Body(
             name=item.full,
             inertial=Inertial(mass=inertial.mass, com=inertial.com.copy(), inertia=inertial.inertia.copy()),
-            visuals=[copy(s) for s in link.visuals],  # each instance its own shapes (sharing their values)
-            collisions=[copy(s) for s in link.collisions],
+            visuals=self._instance_shapes(link.visuals),
+            collisions=self._instance_shapes(link.collisions),
             location=link.location,
         )
         body.static = item.static  # body.floating is set for root links of non-static models with the tree
@@ -251,6 +256,22 @@ class Builder:
         if link.shape_frames:
             self._shape_poses(item, body, model)
         return body
+
+    def _instance_shapes(self, shapes: list[Shape]) -> list[Shape]:
+        """A body's own shapes, made from its link's parsed ones.
+
+        A model included several times is parsed once, so its links' parsed shapes are placed once per
+        instance. The first instance takes a shallow copy (the parsed shape belongs to no model); every
+        later one an `_unshared` copy, so that a caller changing one instance's shape in place (its pose,
+        its mesh's scale, its extras) changes no other instance's."""
+        placed, own = self._placed_shapes, []
+        for shape in shapes:
+            if id(shape) in placed:
+                own.append(_unshared(shape))
+            else:
+                placed.add(id(shape))
+                own.append(copy(shape))
+        return own
 
     def _shape_poses(self, item: _Item[LinkDesc], body: Body, model: Model) -> None:
         """Visuals and collisions whose pose names a frame (SDF 1.7+): re-expressed in the link frame.
@@ -517,3 +538,25 @@ class Builder:
             )
             return
         model.frames[item.full] = Frame(name=item.full, body=body, pose=pose, location=desc.location)
+
+
+def _unshared(value: Any) -> Any:
+    """A copy of a model record (a shape, its geometry or material, an `Extra`) that shares nothing a
+    caller may change in place with `value`: arrays copied, records, lists and dicts copied in turn.
+    Strings, numbers, locations and an `Extra`'s XML source stay shared (none changes in place). The
+    records a shape holds nest a fixed few levels deep (shape, extras, Extra, attributes), whatever the
+    file, so the recursion is bounded."""
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if isinstance(value, dict):
+        return {key: _unshared(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_unshared(item) for item in value]
+    if not isinstance(value, Record):
+        return value
+    own = copy(value)
+    for name in value.__dataclass_fields__:
+        held = getattr(value, name)
+        if isinstance(held, _CHANGEABLE):
+            setattr(own, name, _unshared(held))
+    return own
