@@ -343,9 +343,9 @@ def _classed_geom(
     made_by = _plugin_instance(asset.element) if asset is not None else None
     drawn = _mesh(read, asset, made_by) if asset is not None and kind in ("mesh", "sdf") else None
     name = read.name(attrs, "geom") if attrs.get("name") else None
-    # a mesh's shape has a pose of its own (`_geom`): the record's may then be the class's, which
-    # nobody changes (the compile stage reads it, and makes new ones)
-    pose = known.pose if drawn is not None else known.pose.copy()
+    # a mesh file's shape has a pose of its own (`_geom`): the record's may then be the shared one,
+    # which nobody changes (the compile stage reads it, and makes new ones); any other shape's is it
+    pose = known.pose if drawn is not None and drawn[1] is not None else known.pose.copy()
     return _geom(read, element, attrs, known, name, asset, made_by, drawn, list(known.size), pose)
 
 
