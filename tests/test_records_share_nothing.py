@@ -2,11 +2,12 @@
 
 Readers cache what repeats (an origin text, a mesh file, a default class, an included model parsed
 once however often it is included), and a cache hands out the same object every time. A caller who
-edits one record in place (moves one visual, rescales one mesh, adds to one shape's extras) must not
+edits one record in place (moves one visual, rescales one mesh, changes one joint's damping) must not
 edit another record with it. These tests pin that, for every format: two distinct records of one kind
-(bodies, joints, frames, shapes, geometries, inertials) never hold the same array, list, dict,
-geometry or inertial. Read-only arrays are exempt (nobody can change them in place), and so are
-records of different kinds (a URDF body's pose is its joint's origin, by design). MJCF geoms that
+(bodies, joints, frames, shapes, geometries, inertials) never hold the same array, list, dict or
+record. Read-only arrays are exempt (nobody can change them in place), and so are named materials
+(one material, listed in `model.materials`) and records of different kinds (a URDF or MJCF body's
+pose is its joint's origin, by design). MJCF geoms that
 share a default class are tested in test_mjcf_shared_classes.py."""
 
 from __future__ import annotations
@@ -19,12 +20,15 @@ import numpy as np
 import pytest
 
 import robodesc
-from robodesc.core.geometry import Geometry
-from robodesc.core.model import Inertial, Model
+from robodesc.core.model import Model
+from robodesc.core.record import Record
 
 
 def shared_values(model: Model) -> list[str]:
-    """`kind.field` for every value that a record of that kind holds although another already does."""
+    """`kind.field` for every value that a record of that kind holds although another already does.
+
+    Changeable: arrays that are writeable, lists, dicts and records (a named material listed in
+    `model.materials` excepted: it is one material, named by every shape that uses it)."""
     kinds: dict[str, list] = {
         "body": list(model.bodies.values()),
         "joint": list(model.joints.values()),
@@ -34,6 +38,7 @@ def shared_values(model: Model) -> list[str]:
     kinds["shape"] = list(shapes.values())
     kinds["geometry"] = [shape.geometry for shape in kinds["shape"]]
     kinds["inertial"] = [body.inertial for body in kinds["body"] if body.inertial is not None]
+    named_materials = {id(material) for material in model.materials.values()}
     found = []
     for kind, records in kinds.items():
         holders: dict[int, object] = {}
@@ -43,7 +48,7 @@ def shared_values(model: Model) -> list[str]:
                 if isinstance(value, np.ndarray):
                     changeable = value.flags.writeable
                 else:
-                    changeable = isinstance(value, (list, dict, Geometry, Inertial))
+                    changeable = isinstance(value, (list, dict, Record)) and id(value) not in named_materials
                 if changeable and holders.setdefault(id(value), record) is not record:
                     found.append(f"{kind}.{field.name}")
     return found
@@ -57,7 +62,9 @@ def test_sdf_model_included_twice_gives_each_instance_its_own_shapes(tmp_path: P
         "<sdf version='1.9'><model name='crate'><link name='l'>"
         "<visual name='v'><pose>0 0 1 0 0 0</pose><geometry><box><size>1 1 1</size></box></geometry></visual>"
         "<collision name='c'><geometry><mesh><uri>m.stl</uri><scale>2 2 2</scale></mesh></geometry></collision>"
-        "</link></model></sdf>"
+        "</link><link name='lid'/><joint name='hinge' type='revolute'><parent>l</parent><child>lid</child>"
+        "<axis><xyz>0 1 0</xyz><limit><lower>-1</lower><upper>1</upper></limit><dynamics><damping>0.5</damping>"
+        "</dynamics></axis></joint></model></sdf>"
     )
     text = (
         "<sdf version='1.9'><world name='w'><include><uri>model://crate</uri></include>"
@@ -70,6 +77,10 @@ def test_sdf_model_included_twice_gives_each_instance_its_own_shapes(tmp_path: P
     one.collisions[0].geometry.scale[0] = 9.0
     assert two.visuals[0].pose[2, 3] == 1.0
     assert two.collisions[0].geometry.scale.tolist() == [2.0, 2.0, 2.0]
+    model.joints["crate::hinge"].dynamics.damping = 3.0
+    model.joints["crate::hinge"].limits.upper = 2.0
+    assert model.joints["crate2::hinge"].dynamics.damping == 0.5
+    assert model.joints["crate2::hinge"].limits.upper == 1.0
 
 
 def test_urdf_repeated_origins_and_meshes_share_nothing(tmp_path: Path) -> None:

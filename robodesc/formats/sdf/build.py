@@ -23,7 +23,6 @@ import numpy as np
 
 from ...core.diagnostics import Severity
 from ...core.errors import InvalidTree, Location, UnresolvedReference, did_you_mean
-from ...core.geometry import Shape
 from ...core.model import Body, Constraint, Frame, Inertial, Joint, JointType, Limits, Mimic, Model
 from ...core.record import Record
 from ...core.transforms import IDENTITY, invert_pose
@@ -71,7 +70,7 @@ class Builder:
         self._inverses: dict[str, np.ndarray] = {}  # body -> the inverse of its world pose (`in_body`)
         #: full name -> (the full name of the model it is declared in (None: the top), its scope, its name there)
         self._homes: dict[str, tuple[str | None, Scope, str]] = {}
-        self._placed_shapes: set[int] = set()  # parsed shapes some body already holds (`_instance_shapes`)
+        self._placed: set[int] = set()  # parsed records the model already holds (`_first_placement`)
 
     # -- walking the scopes -----------------------------------------------------------------
     def _walk_model(self, desc: ModelDesc, prefix: str, static: bool, owner: str | None, top: bool = True) -> None:
@@ -241,8 +240,8 @@ class Builder:
         body = Body(
             name=item.full,
             inertial=Inertial(mass=inertial.mass, com=inertial.com.copy(), inertia=inertial.inertia.copy()),
-            visuals=self._instance_shapes(link.visuals),
-            collisions=self._instance_shapes(link.collisions),
+            visuals=[copy(s) if self._first_placement(s) else _unshared(s) for s in link.visuals],
+            collisions=[copy(s) if self._first_placement(s) else _unshared(s) for s in link.collisions],
             location=link.location,
         )
         body.static = item.static  # body.floating is set for root links of non-static models with the tree
@@ -257,21 +256,17 @@ class Builder:
             self._shape_poses(item, body, model)
         return body
 
-    def _instance_shapes(self, shapes: list[Shape]) -> list[Shape]:
-        """A body's own shapes, made from its link's parsed ones.
+    def _first_placement(self, record: object) -> bool:
+        """Whether a parsed record is placed in the model for the first time.
 
-        A model included several times is parsed once, so its links' parsed shapes are placed once per
-        instance. The first instance takes a shallow copy (the parsed shape belongs to no model); every
-        later one an `_unshared` copy, so that a caller changing one instance's shape in place (its pose,
-        its mesh's scale, its extras) changes no other instance's."""
-        placed, own = self._placed_shapes, []
-        for shape in shapes:
-            if id(shape) in placed:
-                own.append(_unshared(shape))
-            else:
-                placed.add(id(shape))
-                own.append(copy(shape))
-        return own
+        A model included several times is parsed once, so its links' shapes and its joints' dynamics
+        are placed once per instance. The first instance may take them (the parsed records belong to
+        no model); every later one takes a copy that shares nothing changeable (`_unshared`), so that
+        a caller changing one instance's record in place changes no other instance's."""
+        if id(record) in self._placed:
+            return False
+        self._placed.add(id(record))
+        return True
 
     def _shape_poses(self, item: _Item[LinkDesc], body: Body, model: Model) -> None:
         """Visuals and collisions whose pose names a frame (SDF 1.7+): re-expressed in the link frame.
@@ -382,11 +377,12 @@ class Builder:
             limits = Limits(axis.limits.lower, axis.limits.upper, axis.limits.velocity, axis.limits.effort)
             if desc.type in (JointType.CONTINUOUS, JointType.BALL, JointType.FIXED, JointType.GEARBOX):
                 limits.lower = limits.upper = None
+            dynamics = axis.dynamics if self._first_placement(axis.dynamics) else copy(axis.dynamics)
             if index == 0:
-                joint.axis, joint.limits, joint.dynamics = np.array(direction, dtype=float), limits, axis.dynamics
+                joint.axis, joint.limits, joint.dynamics = np.array(direction, dtype=float), limits, dynamics
             else:
                 joint.axis2, joint.limits2 = np.array(direction, dtype=float), limits
-                joint.extras.setdefault("sdf", {})["dynamics2"] = axis.dynamics
+                joint.extras.setdefault("sdf", {})["dynamics2"] = dynamics
             if axis.mimic is not None:
                 leader, leader_axis, multiplier, offset, reference = axis.mimic
                 if index == 0:
@@ -541,22 +537,19 @@ class Builder:
 
 
 def _unshared(value: Any) -> Any:
-    """A copy of a model record (a shape, its geometry or material, an `Extra`) that shares nothing a
-    caller may change in place with `value`: arrays copied, records, lists and dicts copied in turn.
-    Strings, numbers, locations and an `Extra`'s XML source stay shared (none changes in place). The
-    records a shape holds nest a fixed few levels deep (shape, extras, Extra, attributes), whatever the
-    file, so the recursion is bounded."""
+    """A copy of `value` (a changeable value: an array, list, dict or model record, such as a shape)
+    that shares nothing a caller may change in place with it: arrays copied, records, lists and dicts
+    copied in turn. Strings, numbers, locations and an `Extra`'s XML source stay shared (none changes
+    in place). The records a shape holds nest a fixed few levels deep (shape, extras, Extra,
+    attributes), whatever the file, so the recursion is bounded."""
     if isinstance(value, np.ndarray):
         return value.copy()
     if isinstance(value, dict):
-        return {key: _unshared(item) for key, item in value.items()}
+        return {key: _unshared(item) if isinstance(item, _CHANGEABLE) else item for key, item in value.items()}
     if isinstance(value, list):
-        return [_unshared(item) for item in value]
-    if not isinstance(value, Record):
-        return value
-    own = copy(value)
+        return [_unshared(item) if isinstance(item, _CHANGEABLE) else item for item in value]
+    own = object.__new__(type(value))  # a record (not `copy`: each field is set once, copied or not)
     for name in value.__dataclass_fields__:
         held = getattr(value, name)
-        if isinstance(held, _CHANGEABLE):
-            setattr(own, name, _unshared(held))
+        object.__setattr__(own, name, _unshared(held) if isinstance(held, _CHANGEABLE) else held)
     return own
