@@ -55,3 +55,23 @@ def test_a_geom_writing_its_own_values_over_its_class_keeps_them() -> None:
     model = robodesc.loads(_TWINS, format="mjcf")
     sizes = [shape.geometry.size.tolist() for shape in model.bodies["left"].collisions]
     assert sizes == [[0.2, 0.4, 0.6], [1.0, 0.4, 0.6]]  # size="0.5" over the class's "0.1 0.2 0.3"
+
+
+def test_mesh_file_geoms_sharing_a_class_each_have_their_own_shape_pose(tmp_path) -> None:
+    (tmp_path / "part.obj").write_text("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n")
+    text = """<mujoco>
+      <asset><mesh name="part" file="part.obj" refpos="0.1 0 0"/></asset>
+      <default>
+        <default class="skin"><geom type="mesh" mesh="part" pos="1 0 0" contype="0" conaffinity="0"/></default>
+      </default>
+      <worldbody>
+        <body name="left"><geom class="skin"/></body>
+        <body name="right" pos="0 1 0"><geom class="skin"/></body>
+      </worldbody>
+    </mujoco>"""
+    model = robodesc.loads(text, format="mjcf", base_dir=tmp_path)
+    left, right = model.bodies["left"].visuals[0], model.bodies["right"].visuals[0]
+    assert left.pose is not right.pose and np.array_equal(left.pose, right.pose)
+    assert left.geometry.scale is not right.geometry.scale
+    left.pose[0, 3] = 5.0
+    assert right.pose[0, 3] != 5.0

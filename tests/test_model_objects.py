@@ -495,3 +495,27 @@ def test_a_mesh_file_that_cannot_be_parsed_is_invalid_not_missing(tmp_path, name
     assert not isinstance(error, errors.ResourceNotFound)
     assert error.file == str(tmp_path / name) and name in str(error)
     assert error.construct == name
+
+
+def test_record_fields_keep_their_order() -> None:
+    """Records can be made with positional arguments (the readers do, for speed): their fields keep
+    this order, so a positional call keeps filling the same fields."""
+    from dataclasses import fields
+
+    from robodesc.core.geometry import Material, Mesh, Shape
+    from robodesc.core.model import Body, Dynamics, Extra, Inertial, Joint, Limits, Mimic
+
+    expected = {
+        Body: "name parent joints pose inertial visuals collisions static floating location extras",
+        Joint: "name type parent child origin axis axis2 limits limits2 dynamics mimic reference pitch location extras",
+        Limits: "lower upper velocity effort",
+        Dynamics: "damping friction spring_stiffness spring_reference armature",
+        Mimic: "joint multiplier offset",
+        Inertial: "mass com inertia",
+        Extra: "tag source location owner attributes",
+        Shape: "geometry pose name material extras",
+        Mesh: "uri scale path tried vertices faces",
+        Material: "name color texture",
+    }
+    for record, names in expected.items():
+        assert [f.name for f in fields(record) if f.init] == names.split(), record.__name__

@@ -129,8 +129,10 @@ def test_has_negative_zero_finds_exactly_the_negative_zeros():
         assert _has_negative_zero(values) is expected, values
 
 
-def test_a_tensor_turned_by_a_pose_that_does_not_turn_is_the_tensor():
-    rotation = pose_from_xyz_rpy([1.0, -2.0, 3e200], [0.0, 0.0, 0.0])[:3, :3]
+@pytest.mark.parametrize("rpy", [(0.0, 0.0, 0.0), (-0.0, 0.0, 0.0), (0.0, -0.0, -0.0), (-0.0, -0.0, -0.0)])
+def test_a_tensor_turned_by_a_pose_that_does_not_turn_is_the_tensor(rpy):
+    rotation = pose_from_xyz_rpy([1.0, -2.0, 3e200], list(rpy))[:3, :3]  # -0.0 angles: -0.0 entries
+    assert rotation.tolist() == [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]  # (the reader's test)
     entries = [0.0, 1.0, -1.0, 0.3, -0.7, 1e-300, -5e-324, 1e300, -1e300, 2.5e-8]
     for xx, yy, zz, xy, xz, yz in itertools.product(
         entries[:4], entries[:4], entries[:2], entries, entries, entries[::3]

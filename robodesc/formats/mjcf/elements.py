@@ -300,7 +300,7 @@ def read_geom(read: Attributes, element: Element, frame: np.ndarray, active: str
     shell = read.boolean(element, attrs, "shellinertia", False)
     if kind in PRIMITIVE_SIZES:
         _check_size(read, element, kind, size)
-    drawn = _mesh(read, asset, made_by) if asset is not None and kind in ("mesh", "sdf") else None
+    mesh_shape = _mesh_geometry(read, asset, made_by) if asset is not None and kind in ("mesh", "sdf") else None
     collides = bool(contype or conaffinity)
     discarded = not collides and read.scope.compiler.discardvisual  # MuJoCo drops it but still counts its mass
     name = read.name(attrs, "geom") if attrs.get("name") else None
@@ -323,7 +323,7 @@ def read_geom(read: Attributes, element: Element, frame: np.ndarray, active: str
     # fromto (noted for each geom that writes it)
     if key is not None and not fitted and (_ORIENTATION_NAMES.isdisjoint(own) or "fromto" not in attrs):
         read.scope.geom_classes[key] = classed
-    return _geom(read, element, attrs, classed, name, asset, made_by, drawn, size, pose)
+    return _geom(read, element, attrs, classed, name, asset, made_by, mesh_shape, size, pose)
 
 
 #: What each geom reads of its own (`_classed_geom`), whatever the others sharing its values write.
@@ -341,12 +341,12 @@ def _classed_geom(
         record_ignored(read, element, attrs, active, kind, known.ignored)
     asset = _mesh_asset(read, element, attrs, kind)
     made_by = _plugin_instance(asset.element) if asset is not None else None
-    drawn = _mesh(read, asset, made_by) if asset is not None and kind in ("mesh", "sdf") else None
+    mesh_shape = _mesh_geometry(read, asset, made_by) if asset is not None and kind in ("mesh", "sdf") else None
     name = read.name(attrs, "geom") if attrs.get("name") else None
     # a mesh file's shape has a pose of its own (`_geom`): the record's may then be the shared one,
     # which nobody changes (the compile stage reads it, and makes new ones); any other shape's is it
-    pose = known.pose if drawn is not None and drawn[1] is not None else known.pose.copy()
-    return _geom(read, element, attrs, known, name, asset, made_by, drawn, list(known.size), pose)
+    pose = known.pose if mesh_shape is not None and mesh_shape[1] is not None else known.pose.copy()
+    return _geom(read, element, attrs, known, name, asset, made_by, mesh_shape, list(known.size), pose)
 
 
 def _geom(
@@ -357,25 +357,25 @@ def _geom(
     name: str | None,
     asset: MeshAsset | None,
     made_by: str | None,
-    drawn: tuple[Mesh, np.ndarray | None] | None,
+    mesh_shape: tuple[Mesh, np.ndarray | None] | None,
     size: list[float],
     pose: np.ndarray,
 ) -> GeomSpec:
     """The record of a geom, with its shape: what its class gives (`classed`) and its own values;
-    `drawn` is a mesh geom's mesh and the pose of its vertices in the geom frame (`_mesh`)."""
+    `mesh_shape` is a mesh geom's mesh and the pose of its vertices in the geom frame (`_mesh_geometry`)."""
     kind = classed.kind
     material = _material(read, attrs, classed.rgba)
     geometry: Geometry
     shape_pose = pose
-    if drawn is not None:
-        geometry, placement = drawn
+    if mesh_shape is not None:
+        geometry, placement = mesh_shape
         shape_pose = pose @ placement if placement is not None else pose
     elif kind == "hfield":
         geometry = _heightfield(_hfield(read, element, attrs))
     else:
         geometry = _primitive(kind, size)
     mjcf: dict[str, Any] = {"contype": classed.contype, "conaffinity": classed.conaffinity, "group": classed.group}
-    if asset is not None and drawn is not None:
+    if asset is not None and mesh_shape is not None:
         mjcf["mesh"], mjcf["mesh_location"] = asset.name, asset.location
     return GeomSpec(
         shape=Shape(geometry=geometry, pose=shape_pose, name=name, material=material, extras={"mjcf": mjcf}),
@@ -388,8 +388,8 @@ def _geom(
         density=classed.density,
         group=classed.group,
         shell=classed.shell,
-        mesh=asset if drawn is not None else None,
-        plugin=made_by if drawn is not None else None,
+        mesh=asset if mesh_shape is not None else None,
+        plugin=made_by if mesh_shape is not None else None,
         location=read.where(element),
     )
 
@@ -496,7 +496,7 @@ def _plugin_instance(element: Element) -> str | None:
     return None if plugin is None else plugin.get("instance") or plugin.get("plugin") or "unnamed"
 
 
-def _mesh(read: Attributes, asset: MeshAsset, made_by: str | None) -> tuple[Mesh, np.ndarray | None]:
+def _mesh_geometry(read: Attributes, asset: MeshAsset, made_by: str | None) -> tuple[Mesh, np.ndarray | None]:
     """What a mesh geom draws, and the pose of the mesh's vertices in the geom frame (None: the geom
     frame itself). A mesh file that does not exist is noted (MuJoCo would refuse it). A mesh a plugin
     makes (`made_by`, the instance) has no geometry robodesc can read (compile.py leaves it out of

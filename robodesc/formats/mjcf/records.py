@@ -157,9 +157,13 @@ class GeomSpec:
 class ClassedGeom:
     """What a geom's class and the attributes it writes (but its name, mesh and material) make of
     it, read once (`FileScope.geom_classes`) and shared by every geom of the class placed right in
-    its body that writes the same: its type, size and pose in its body (copied into each geom's
-    record), the class attributes MuJoCo ignores on it, and what its mass, collisions and drawing
-    come from."""
+    its body that writes the same: its type, size and pose in its body, the class attributes MuJoCo
+    ignores on it, and what its mass, collisions and drawing come from.
+
+    The first geom's record and shape hold `size` and `pose` as they are, later geoms' records take
+    copies, except that a mesh-file geom's record keeps the shared `pose` (its shape has a pose of its
+    own). That is safe because nothing changes them in place during a load: the compile stage reads
+    them and makes new arrays. A user's model ends up with one owner per array."""
 
     kind: str
     size: list[float]

@@ -399,7 +399,8 @@ class _UrdfReader:
         when they account for all of its children (nearly always), nothing is written twice and nothing
         unknown is kept, and the child is not walked again for `_note_repeated`."""
         name = self._unique_name(element, links, "link")
-        # posed in `_build_tree` (by its parent joint's origin; the root by a copy of IDENTITY), not here
+        # posed in `_build_tree` (by its parent joint's origin; the root by a copy of IDENTITY), not here;
+        # name, parent, joints, pose, inertial, visuals, collisions, static, floating, location, extras
         body = Body(name, None, (), IDENTITY, None, [], [], False, False, self.values.where(element), {})
         first: dict[str, Element] = {}  # the link's first child of each tag, filled in by the loop
         nodes = [(element, first)]  # the link and those of its children that may hold facts for `_note_repeated`
@@ -600,7 +601,8 @@ class _UrdfReader:
         self._joint_urdf_only(parts, extras)
         self._joint_kept(name, element, parts, extras)
         location = self.values.where(element)
-        # name, type, parent, child, origin, axis, axis2, limits, limits2, dynamics, mimic, reference, pitch, ...
+        # name, type, parent, child, origin, axis, axis2, limits, limits2, dynamics, mimic, reference, pitch,
+        # location, extras
         return Joint(
             name, kind, parent, child, origin, axis, None, limits, None, dynamics, mimic, 0.0, 0.0, location, extras
         )
