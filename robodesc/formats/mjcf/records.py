@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
@@ -30,7 +30,18 @@ from ...core.model import Extra
 from ...core.transforms import IDENTITY, make_pose, matrix_to_quat, quat_to_matrix
 
 if TYPE_CHECKING:
-    from .mesh_assets import MeshAsset
+    from .mesh_processing import ProcessedMesh
+
+
+class MeshSource(Protocol):
+    """What the later stages read of a mesh geom's asset (the spec stage's `mesh_assets.MeshAsset`,
+    which they do not import: they never read XML): its name, and the mesh as MuJoCo processes it,
+    read on first use."""
+
+    @property
+    def name(self) -> str: ...
+
+    def processed(self) -> ProcessedMesh: ...
 
 
 @dataclass
@@ -148,7 +159,7 @@ class GeomSpec:
     density: float
     group: int
     shell: bool  # shellinertia
-    mesh: MeshAsset | None  # of mesh and sdf geoms: read as MuJoCo processes it, on first use
+    mesh: MeshSource | None  # of mesh and sdf geoms: read as MuJoCo processes it, on first use
     plugin: str | None  # the plugin instance that makes the mesh (robodesc cannot: no geometry)
     location: Location
 
