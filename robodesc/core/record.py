@@ -131,6 +131,34 @@ class Record:
         return f"{type(self).__name__}({', '.join(parts)})"
 
 
+#: What `unshared_copy` copies: the values a caller can change in place.
+_CHANGEABLE = (np.ndarray, dict, list, Record)
+
+
+def unshared_copy(value: Any) -> Any:
+    """A copy of `value` (an array, list, dict or record, such as a shape) that shares nothing a caller
+    may change in place with it: arrays copied, records, lists and dicts copied in turn. Strings,
+    numbers, locations and an `Extra`'s XML source stay shared (none changes in place).
+
+    Unlike `copy.deepcopy` it copies no XML element behind an `Extra`'s source and keeps no memo: for
+    records that nest a fixed few levels deep (a shape, its extras, an `Extra`, its attributes), as a
+    reader's are, so the recursion is bounded. A reader that places one parsed record several times
+    (an SDF model included twice) gives every later placement such a copy."""
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if isinstance(value, dict):
+        return {key: unshared_copy(item) if isinstance(item, _CHANGEABLE) else item for key, item in value.items()}
+    if isinstance(value, list):
+        return [unshared_copy(item) if isinstance(item, _CHANGEABLE) else item for item in value]
+    # a record: its fields set once each, copied or not (a model's records are slotted and have every
+    # field set; `_state` and `_rebuilt` would make a dict per record, a third of the time of a copy)
+    record: Any = object.__new__(type(value))
+    for name in value.__dataclass_fields__:
+        held = getattr(value, name)
+        object.__setattr__(record, name, unshared_copy(held) if isinstance(held, _CHANGEABLE) else held)
+    return record
+
+
 def _rebuilt(cls: type, state: dict[str, Any]) -> Any:
     """A record of class `cls` with the attributes `state` (see `Record.__reduce_ex__`)."""
     record: Any = object.__new__(cls)

@@ -45,7 +45,7 @@ from .state import FileScope, LoadState
 
 _AXIS_EPS = 1e-6  # MuJoCo's mjEPS: shorter axes (axisangle, xyaxes, zaxis) are errors
 ORIENTATIONS = ("quat", "axisangle", "euler", "xyaxes", "zaxis")
-_ORIENTATION_NAMES = frozenset(ORIENTATIONS)  # tested against every placed element's attributes
+ORIENTATION_NAMES = frozenset(ORIENTATIONS)  # tested against every placed element's attributes
 #: How many numbers each orientation specifier takes.
 _ORIENTATION_SIZES = {"quat": 4, "axisangle": 4, "euler": 3, "xyaxes": 6, "zaxis": 3}
 ACTUATORS = {"general", "motor", "position", "velocity", "intvelocity", "damper", "cylinder", "muscle", "adhesion"}
@@ -275,7 +275,7 @@ class Attributes:
         """The element's pos (None when not written) and its rotation's entries (`_rotation_entries`),
         read in MuJoCo's order: a bad pos is reported before a bad orientation."""
         pos = self.floats(element, attrs, "pos", 3)
-        if _ORIENTATION_NAMES.isdisjoint(attrs):
+        if ORIENTATION_NAMES.isdisjoint(attrs):
             return pos, _NO_ROTATION
         return pos, self._rotation_entries(element, attrs)
 
@@ -297,7 +297,7 @@ class Attributes:
 
     def quat(self, element: Element, attrs: dict[str, str]) -> np.ndarray:
         """The element's orientation (w, x, y, z), from whichever specifier it writes or inherits."""
-        if _ORIENTATION_NAMES.isdisjoint(attrs):  # (`attrs` holds the element's own: none written either)
+        if ORIENTATION_NAMES.isdisjoint(attrs):  # (`attrs` holds the element's own: none written either)
             return np.array(_IDENTITY_QUAT)
         name = self._orientation(element, attrs)
         return np.array(_IDENTITY_QUAT) if name is None else self._parsed_quat(element, attrs, name)

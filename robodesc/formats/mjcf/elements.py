@@ -34,7 +34,7 @@ from ...core.resources import ResourceRefused
 from ...core.transforms import IDENTITY, make_pose, quat_between, quat_to_matrix
 from ..xml import Element
 from . import inertia as mass_properties
-from .attributes import ORIENTATIONS, Attributes, merged
+from .attributes import ORIENTATION_NAMES, ORIENTATIONS, Attributes, merged
 from .checks import FROMTO_KINDS, MAYBE_IGNORED, ignored_class_attributes
 from .mesh_assets import MeshAsset
 from .mujoco_math import MJ_MINVAL
@@ -321,14 +321,13 @@ def read_geom(read: Attributes, element: Element, frame: np.ndarray, active: str
     )
     # not shared: a fitted size and pose (they depend on the mesh), nor an orientation written beside
     # fromto (noted for each geom that writes it)
-    if key is not None and not fitted and (_ORIENTATION_NAMES.isdisjoint(own) or "fromto" not in attrs):
+    if key is not None and not fitted and (ORIENTATION_NAMES.isdisjoint(own) or "fromto" not in attrs):
         read.scope.geom_classes[key] = classed
     return _geom(read, element, attrs, classed, name, asset, made_by, mesh_shape, size, pose)
 
 
 #: What each geom reads of its own (`_classed_geom`), whatever the others sharing its values write.
 _PER_GEOM = frozenset(("class", "name", "mesh", "material"))
-_ORIENTATION_NAMES = frozenset(ORIENTATIONS)
 
 
 def _classed_geom(

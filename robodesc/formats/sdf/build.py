@@ -17,14 +17,14 @@ import math
 from collections import deque
 from copy import copy
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
 import numpy as np
 
 from ...core.diagnostics import Severity
 from ...core.errors import InvalidTree, Location, UnresolvedReference, did_you_mean
 from ...core.model import Body, Constraint, Frame, Inertial, Joint, JointType, Limits, Mimic, Model
-from ...core.record import Record
+from ...core.record import unshared_copy
 from ...core.transforms import IDENTITY, invert_pose
 from .desc import FileDesc, FrameDesc, JointDesc, LinkDesc, ModelDesc, Node
 from .graph import Scope, scope_of
@@ -33,8 +33,6 @@ _ONE_AXIS = (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC, Join
 _TWO_AXES = (JointType.UNIVERSAL, JointType.REVOLUTE2)
 
 _D = TypeVar("_D", LinkDesc, JointDesc, FrameDesc)
-#: What `_unshared` copies: the values a caller can change in place.
-_CHANGEABLE = (np.ndarray, dict, list, Record)
 
 
 @dataclass(slots=True)
@@ -240,8 +238,8 @@ class Builder:
         body = Body(
             name=item.full,
             inertial=Inertial(mass=inertial.mass, com=inertial.com.copy(), inertia=inertial.inertia.copy()),
-            visuals=[copy(s) if self._first_placement(s) else _unshared(s) for s in link.visuals],
-            collisions=[copy(s) if self._first_placement(s) else _unshared(s) for s in link.collisions],
+            visuals=[copy(s) if self._first_placement(s) else unshared_copy(s) for s in link.visuals],
+            collisions=[copy(s) if self._first_placement(s) else unshared_copy(s) for s in link.collisions],
             location=link.location,
         )
         body.static = item.static  # body.floating is set for root links of non-static models with the tree
@@ -261,7 +259,7 @@ class Builder:
 
         A model included several times is parsed once, so its links' shapes and its joints' dynamics
         are placed once per instance. The first instance may take them (the parsed records belong to
-        no model); every later one takes a copy that shares nothing changeable (`_unshared`), so that
+        no model); every later one takes a copy that shares nothing changeable (`unshared_copy`), so that
         a caller changing one instance's record in place changes no other instance's."""
         if id(record) in self._placed:
             return False
@@ -534,22 +532,3 @@ class Builder:
             )
             return
         model.frames[item.full] = Frame(name=item.full, body=body, pose=pose, location=desc.location)
-
-
-def _unshared(value: Any) -> Any:
-    """A copy of `value` (a changeable value: an array, list, dict or model record, such as a shape)
-    that shares nothing a caller may change in place with it: arrays copied, records, lists and dicts
-    copied in turn. Strings, numbers, locations and an `Extra`'s XML source stay shared (none changes
-    in place). The records a shape holds nest a fixed few levels deep (shape, extras, Extra,
-    attributes), whatever the file, so the recursion is bounded."""
-    if isinstance(value, np.ndarray):
-        return value.copy()
-    if isinstance(value, dict):
-        return {key: _unshared(item) if isinstance(item, _CHANGEABLE) else item for key, item in value.items()}
-    if isinstance(value, list):
-        return [_unshared(item) if isinstance(item, _CHANGEABLE) else item for item in value]
-    own = object.__new__(type(value))  # a record (not `copy`: each field is set once, copied or not)
-    for name in value.__dataclass_fields__:
-        held = getattr(value, name)
-        object.__setattr__(own, name, _unshared(held) if isinstance(held, _CHANGEABLE) else held)
-    return own

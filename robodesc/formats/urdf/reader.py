@@ -100,6 +100,12 @@ _READ_ONCE = {
 }
 
 
+def _all_children(element: Element, *found: Element | None) -> bool:
+    """Whether the children `found` (each the first of its tag, or None) are all of `element`'s
+    children: then none is written twice and none is unknown (the usual case)."""
+    return len(found) - found.count(None) == len(element)
+
+
 def _first_children(element: Element) -> dict[str, Element]:
     """The first child of each tag, in file order: what urdfdom reads of an element whose children it
     reads once. Made in one pass over the children, so that an element's parts are looked up by tag
@@ -409,7 +415,7 @@ class _UrdfReader:
             first.setdefault(tag, child)
             if tag == "visual" or tag == "collision":
                 geometry, origin, material = child.find("geometry"), child.find("origin"), child.find("material")
-                plain = (geometry is not None) + (origin is not None) + (material is not None) == len(child)
+                plain = _all_children(child, geometry, origin, material)
                 shape = self._shape(child, geometry, origin, plain)
                 if not plain or (geometry is not None and len(geometry) > 1):  # several shapes: a fact
                     nodes.append((child, _first_children(child)))
@@ -428,7 +434,7 @@ class _UrdfReader:
                 mass, inertia, origin = child.find("mass"), child.find("inertia"), child.find("origin")
                 if first[tag] is child:  # urdfdom reads the first <inertial> only
                     body.inertial = self._inertial(child, mass, inertia, origin)
-                if (mass is not None) + (inertia is not None) + (origin is not None) != len(child):
+                if not _all_children(child, mass, inertia, origin):
                     nodes.append((child, _first_children(child)))
             else:
                 body.extras.setdefault("xml", []).append(self._keep(child, name, "link"))
