@@ -251,14 +251,6 @@ def confined_path(path: str, roots: list[str]) -> str | None:
     return None
 
 
-def _split_scheme(uri: str, scheme: str) -> tuple[str, str] | None:
-    """('NAME', 'rest/of/path') for 'scheme://NAME/rest/of/path', else None."""
-    if not uri.startswith(scheme):
-        return None
-    name, _, rest = uri[len(scheme) :].partition("/")
-    return name, rest
-
-
 def package_roots(name: str, base_dir: str | None, search_paths: Iterable[str]) -> list[str]:
     """Folders that may hold ROS package `name`, in the order they are tried."""
     out = []
@@ -282,6 +274,20 @@ def _is(test: Callable[[str], bool], path: str | None) -> bool:
     return path is not None and test(path)
 
 
+_join = os.path.join
+_normpath = os.path.normpath
+
+
+def _is_file(path: str | None) -> bool:
+    """`os.path.isfile(path)` (False for None), with one call fewer: a robot checks hundreds of meshes."""
+    if path is None:
+        return False
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
 def resolve_path(
     uri: str,
     base_dir: str | None,
@@ -296,43 +302,52 @@ def resolve_path(
     namespace of the load's cache) remembers package folders, so a robot with hundreds of meshes
     stats each folder once. With `roots` (a confined load's `allowed_roots`) a path outside them
     is never stat'ed: it is listed as tried and skipped.
+
+    Called once per distinct mesh URI (a robot has hundreds), so the usual case, a package whose
+    folder is already found, is a join, a stat and a normalisation, without helper calls.
     """
-    search_paths = list(search_paths)
     base = base_dir or os.getcwd()
-
-    def look(path: str) -> str | None:  # the path to stat, None when it may not be
-        return path if roots is None else confined_path(path, roots)
-
-    package = _split_scheme(uri, "package://")
-    if package is not None:
-        name, rest = package
+    if uri.startswith("package://"):
+        name, _, rest = uri[10:].partition("/")
         key = (name, base)
         found = cache.get(key) if cache is not None else None
         if found is None:
             folders = package_roots(name, base, search_paths)
-            found = (next((r for r in folders if _is(os.path.isdir, look(r))), None), folders)
+            found = (next((r for r in folders if _is(os.path.isdir, _look(r, roots))), None), folders)
             if cache is not None:
                 cache[key] = found
         root, folders = found
         if root is None:
-            return None, [os.path.join(r, rest) for r in folders]
-        candidates = [os.path.join(root, rest)]
-    elif (model := _split_scheme(uri, "model://")) is not None:
-        name, rest = model
-        candidates = [os.path.join(root, name, rest) for root in [*search_paths, *env_paths(MODEL_PATH_VARIABLES)]]
-    elif uri.startswith("file://"):
-        path = uri[len("file://") :]
-        candidates = [path if os.path.isabs(path) else os.path.join(base, path)]
+            return None, [_join(r, rest) for r in folders]
+        path = _join(root, rest)
+        if _is_file(path if roots is None else confined_path(path, roots)):
+            return _normpath(path), [path]
+        return None, [path]
+    if uri.startswith("model://"):  # model://NAME names a model folder; other URIs name files
+        name, _, rest = uri[8:].partition("/")
+        candidates = [_join(root, name, rest) for root in [*search_paths, *env_paths(MODEL_PATH_VARIABLES)]]
+        for path in candidates:
+            real = _look(path, roots)
+            if _is_file(real) or _is(os.path.isdir, real):
+                return _normpath(path), candidates
+        return None, candidates
+    if uri.startswith("file://"):
+        path = uri[7:]
+        candidates = [path if os.path.isabs(path) else _join(base, path)]
     elif "://" in uri:
-        candidates = []
+        return None, []
     else:
-        candidates = [uri if os.path.isabs(uri) else os.path.join(base, uri)]
-    folders_too = uri.startswith("model://")  # model://NAME names a model folder; other URIs name files
-    for path in candidates:
-        real = look(path)
-        if _is(os.path.isfile, real) or (folders_too and _is(os.path.isdir, real)):
-            return os.path.normpath(path), candidates
+        candidates = [uri if os.path.isabs(uri) else _join(base, uri)]
+    path = candidates[0]
+    if _is_file(_look(path, roots)):
+        return _normpath(path), candidates
     return None, candidates
+
+
+def _look(path: str, roots: list[str] | None) -> str | None:
+    """The path to stat for `path`: itself, or in a confined load its checked real path (None when it
+    may not be looked at)."""
+    return path if roots is None else confined_path(path, roots)
 
 
 @dataclass
