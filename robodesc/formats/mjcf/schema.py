@@ -712,38 +712,57 @@ def _accepted(root: Any, strict: bool) -> bool:
     <include>s (the reader's has neither), which that walk looks through.
 
     Every file is checked on every load, so `check_element` and `check_multiplicity` are done here
-    inline for a child that passes them: a leaf (most elements) is settled without being pushed."""
+    inline, in one pass over each element's children: a leaf (most elements) is settled without
+    being pushed, and the children of an element are counted (`check_multiplicity`) as they are
+    checked, not in a second pass through `iter_children` (which only looks through comments and
+    includes, which fail here anyway)."""
     node, problems = check_root(root, strict)
     if node is None or problems:
         return False
     pending = [(node, root)]  # checked elements with children still to check, with their nodes
     while pending:
         node, element = pending.pop()
-        if check_multiplicity(node, element):
-            return False
         nodes, forbidden = node.children, node.forbidden
+        if nodes is None:  # (ANY: anything goes, nothing beneath is checked, nothing counted)
+            if any(child.tag.__class__ is not str or child.tag == "include" for child in element):
+                return False
+            continue
+        unique = node._unique
+        if unique is None:
+            unique = _unique_children(node)
+        seen: set[str] = set()  # the unique children met
         for child in element:
             tag = child.tag
             if tag.__class__ is not str or tag == "include":
                 return False  # (a comment or an <include>: the walk of `iter_problems` looks through them)
-            if nodes is None:  # (ANY: anything goes, nothing beneath is checked)
-                continue
             sub = nodes.get(tag)
             if sub is None:
                 return False
+            if tag in unique:
+                if tag in seen:
+                    return False  # a unique child repeated (`check_multiplicity`)
+                seen.add(tag)
             allowed = sub.attributes
             if allowed is not None and not allowed.issuperset(child.keys()):
                 return False
-            if sub.constraints and check_constraints(sub, child):
-                return False
+            if sub.constraints:
+                touched = sub._touched  # (`check_constraints`' common case inline: no rule's attribute written)
+                if not (touched and touched.isdisjoint(child.attrib)) and check_constraints(sub, child):
+                    return False
             if forbidden and tag in forbidden:
                 return False
             if sub is ANY:
                 continue
             if len(child):
                 pending.append((sub, child))
-            elif _needs_child(sub):  # `check_multiplicity` of a leaf: only a required child can be missing
-                return False
+            else:  # `check_multiplicity` of a leaf: only a required child can be missing
+                needs = sub._needs
+                if needs if needs is not None else _needs_child(sub):
+                    return False
+        needs = node._needs
+        if needs if needs is not None else _needs_child(node):
+            if any(occurs == "!" and tag not in seen for tag, occurs in unique.items()):
+                return False  # a required child missing (`check_multiplicity`)
     return True
 
 
