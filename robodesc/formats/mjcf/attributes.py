@@ -341,11 +341,10 @@ class Attributes:
         underflows on huge or tiny (finite) numbers."""
         compiler = self.scope.compiler
         if name == "quat":
-            q = np.array(values)
             norm = math.hypot(*values)
             if norm < MJ_MINVAL:
                 raise ValueError("zero quaternion")
-            return q / norm
+            return np.array([v / norm for v in values])  # (numpy's division, number by number: one array)
         if name == "axisangle":
             axis = np.array(values[:3])
             norm = math.hypot(*axis)

@@ -14,6 +14,7 @@ mesh records, on first use.
 from __future__ import annotations
 
 import math
+from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -188,7 +189,10 @@ def _body_inertia(body: Body, info: _MassBody, c: Compiler) -> None:
     try:
         if explicit is not None and explicit.full:  # MuJoCo tests a fullinertia first,
             mass_properties.check_principal_moments(explicit.moments, boundinertia=c.boundinertia)  # used or not
-        with np.errstate(over="ignore", invalid="ignore"):  # huge parts: refused once all are combined
+        # huge parts: refused once all are combined. One part (a body's <inertial>, or its one geom) is
+        # copied, not combined, and bounded with np.maximum and float arithmetic: nothing to quieten
+        # (an errstate costs more than the rest of a body's inertia)
+        with np.errstate(over="ignore", invalid="ignore") if len(parts) > 1 else nullcontext():
             # fused static bodies are checked as MuJoCo's fusestatic checks them: boundinertia does not help
             bound = 0.0 if info.merged else c.boundinertia
             combined = mass_properties.combine_geoms(parts, boundinertia=bound)

@@ -389,7 +389,8 @@ def _geom(
         shell=classed.shell,
         mesh=asset if mesh_shape is not None else None,
         plugin=made_by if mesh_shape is not None else None,
-        location=read.where(element),
+        locator=read,
+        element=element,
     )
 
 
