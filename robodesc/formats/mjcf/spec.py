@@ -625,7 +625,10 @@ def _check_expansion(walker: _Walker, root: Element) -> None:
     limit = max_elements()
     sizes: dict[int, int] = {}
     for worldbody in children(root, "worldbody"):
-        total = run(walker.expanded(worldbody, sizes, limit))
+        if next(worldbody.iter("replicate"), None) is None and next(worldbody.iter("attach"), None) is None:
+            total = len(list(worldbody.iter()))  # nothing copied (most files): `expanded` counts each element once
+        else:
+            total = run(walker.expanded(worldbody, sizes, limit))
         if total > limit:
             raise walker.read.error(
                 InvalidValue,
