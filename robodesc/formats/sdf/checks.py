@@ -43,11 +43,13 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterator
+from itertools import count
 
 from ...core.checks import moving_bodies
 from ...core.diagnostics import Diagnostic, Severity
 from ...core.errors import did_you_mean, excerpt
 from ...core.model import Body, Model
+from ..xml import Element
 from .context import FileContext
 from .desc import ModelDesc, WorldDesc
 from .geometry import SHAPE_PRECEDENCE
@@ -184,24 +186,35 @@ class _Lint:
         self.document = ctx.document
         self.older = ctx.version < _NEWEST_ATTRIBUTES  # a file some attributes are too new for
         self.linted = _LINTED_BEFORE_NEWEST if self.older else _LOOKED_INTO
+        self.visiting: Element | None = None  # the element being looked at: its findings are reported in its place
+        self.found: list[tuple] = []  # (element looked at, severity, code, message, element, suggestion)
 
     def add(self, severity: Severity, code: str, message: str, element, suggestion: str | None) -> None:
-        self.ctx.diagnose(severity, code, message, element, suggestion)
+        self.found.append((self.visiting, severity, code, message, element, suggestion))
 
     def run(self) -> None:
-        """Look at every element in document order, each with its parent and the parsed model or world
-        it is in. Walked with a stack of children still to visit, so nothing recurses as deep as the XML
-        nests; an element is looked at while its parent's children are, and only one with children of
-        its own is pushed (most elements are leaves: <mass>, <size>, <lower>, ...)."""
+        """Look at every element, each with its parent and the parsed model or world it is in, and report
+        what is found in document order.
+
+        Walked with a stack of the elements whose children are still to be looked at, so nothing recurses
+        as deep as the XML nests; an element is looked at while its parent's children are, and only one
+        with children of its own is pushed (most elements are leaves: <mass>, <size>, <lower>, ...). Each
+        element's children are looked at in one run, not resumed after each nested element as a walk in
+        document order must be (that was a tenth of the lint), so what the walk finds is sorted into
+        document order before it is reported: by the place of the element looked at, stably, so that
+        several findings about one element keep their order, exactly as a walk in document order
+        reports them. Files with nothing to report (most) sort nothing."""
         root = self.document.root
+        self.visiting = root
         self.document_content(root)
         scopes, linted = self.ctx.scopes, self.linted
-        stack: list[tuple] = [(iter((root,)), None, None)]
-        while stack:
-            children, parent, scope = stack[-1]
+        pending: list[tuple] = [(None, (root,), None)]  # (element, its children, the model or world it is in)
+        while pending:
+            parent, children, scope = pending.pop()
             for element in children:
                 tag = element.tag  # (a comment's is a function, never linted and without children)
                 if tag in linted:
+                    self.visiting = element
                     # what `element` would find nothing to say about, told apart without calling it: a
                     # plain <pose> within a turn (most poses), a named element with a name and nothing
                     # else to look at (links, visuals, collisions, ...), a <geometry> of one shape
@@ -221,10 +234,12 @@ class _Lint:
                 elif not len(element) or not isinstance(tag, str) or ":" in tag:
                     continue  # a leaf, a comment, or a custom element (`is_custom`), whose content is not SDF
                 inner = scopes.get(id(element), scope) if tag in ("model", "world") else scope
-                stack.append((iter(element), element, inner))
-                break  # its children now, then this element's next siblings
-            else:
-                stack.pop()
+                pending.append((element, element[:], inner))
+        if self.found:
+            place = dict(zip(root.iter(), count()))
+            self.found.sort(key=lambda finding: place[finding[0]])
+            for _, severity, code, message, element, suggestion in self.found:
+                self.ctx.diagnose(severity, code, message, element, suggestion)
 
     def element(self, element, parent, scope) -> None:
         """What there is to say about a linted element (a <geometry> of a shape: `run` looks at it itself)."""

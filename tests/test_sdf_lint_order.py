@@ -1,0 +1,54 @@
+"""The SDF lint reports its findings in document order, whatever order its walk looks at elements in.
+
+`checks._Lint.run` looks at each element's children in one run and pushes those with children of their
+own, so it meets a model's later joints before the content of its earlier links; it sorts what it found
+back into document order (stably: several findings about one element keep the order they are made in).
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import robodesc
+
+NESTED = textwrap.dedent(
+    """\
+    <sdf version="1.6">
+      <model name="m">
+        <link name="a">
+          <visual name="">
+            <pose degrees="true" rotation_format="euler_rpy">0 0 0 0.785398 0 0</pose>
+            <geometry/>
+          </visual>
+          <pose>0 0 0 90 0 0</pose>
+        </link>
+        <joint name="j" type="fixed">
+          <parent>a</parent>
+          <child>b</child>
+          <axis><xyz>2 0 0</xyz></axis>
+        </joint>
+        <link name="b">
+          <sensor name="s" type="no_such_sensor"><update_rate>-1</update_rate></sensor>
+        </link>
+        <plugin filename="" name=""/>
+      </model>
+    </sdf>
+    """
+)
+
+
+def test_lint_findings_are_in_document_order():
+    found = [d for d in robodesc.loads(NESTED, format="sdf").diagnostics if d.code.startswith("sdf-")]
+    assert [(d.location.line, d.code) for d in found] == [
+        (4, "sdf-empty-name"),
+        (5, "sdf-newer-than-version"),  # @degrees, then @rotation_format: the order they are written in
+        (5, "sdf-newer-than-version"),
+        (5, "sdf-angle-units"),
+        (6, "sdf-empty-geometry"),
+        (8, "sdf-angle-units"),
+        (13, "sdf-axis-ignored"),
+        (16, "sdf-unknown-sensor-type"),
+        (16, "sdf-sensor-update-rate"),
+        (18, "sdf-empty-plugin-filename"),
+        (18, "sdf-empty-plugin-name"),
+    ]
