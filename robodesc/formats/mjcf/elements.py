@@ -49,15 +49,64 @@ _DYNAMICS = frozenset(("damping", "frictionloss", "stiffness", "armature"))
 
 # -- joints ---------------------------------------------------------------------------------------
 def read_joint(read: Attributes, element: Element, frame: np.ndarray, active: str | None) -> JointSpec:
-    """A joint of the body being read; `frame` places the joint's element in the body."""
+    """A joint of the body being read; `frame` places the joint's element in the body.
+
+    A robot's left and right limbs have joints that write the same axis and range under the same
+    class: a joint placed right in its body that writes what one read before it wrote, but its name,
+    takes that joint's values (`FileScope.joint_classes`), and reads only its name."""
     if element.tag == "freejoint":
         attrs = element.attrib  # <freejoint> takes no defaults
         kind = "free"
-    else:
-        attrs = read.defaulted(element, active)
-        kind = read.keyword(element, attrs, "type", JOINT_TYPES, "hinge")
-    note_ignored(read, element, attrs, active, kind)
-    return _joint(read, element, attrs, kind, frame)
+        note_ignored(read, element, attrs, active, kind)
+        return _joint(read, element, attrs, kind, frame)
+    own = element.attrib
+    attrs = read.defaulted(element, active)
+    key = None
+    if frame is IDENTITY:
+        key = (own.get("class") or active or "main", tuple([item for item in own.items() if item[0] != "name"]))
+        known = read.scope.joint_classes.get(key)
+        if known is not None:
+            return _classed_joint(read, element, attrs, active, *known)
+    kind = read.keyword(element, attrs, "type", JOINT_TYPES, "hinge")
+    ignored = note_ignored(read, element, attrs, active, kind)
+    joint = _joint(read, element, attrs, kind, frame)
+    if key is not None:
+        read.scope.joint_classes[key] = (joint, ignored)
+    return joint
+
+
+def _classed_joint(
+    read: Attributes,
+    element: Element,
+    attrs: dict[str, str],
+    active: str | None,
+    known: JointSpec,
+    ignored: dict[str, str] | None,
+) -> JointSpec:
+    """A joint that writes what `known` wrote but its name: `known`'s values (its arrays and
+    attributes copied: no two records share them), its own name and location, checked in the order
+    `_joint` checks them (only its name can be wrong: everything else was read from the same text)."""
+    if ignored:
+        record_ignored(read, element, attrs, active, known.kind, ignored)
+    name = read.name(attrs, "joint")
+    names = read.state.joint_names
+    read.unique(element, name, "joint", names)
+    names.add(name)
+    return JointSpec(
+        name,
+        known.kind,
+        known.anchor.copy(),
+        known.axis.copy(),
+        known.limits,
+        known.reference,
+        known.spring_reference,
+        known.damping,
+        known.friction,
+        known.stiffness,
+        known.armature,
+        dict(known.attributes),
+        read.where(element),
+    )
 
 
 def generated_joint(read: Attributes, element: Element, active: str | None, written: dict[str, str]) -> JointSpec:

@@ -28,7 +28,7 @@ from ...core.geometry import Material
 from ...core.model import Extra
 from ...core.resources import LoadContext
 from ..xml import Document, LocatingValues
-from .records import ClassedGeom, Compiler, HfieldAsset
+from .records import ClassedGeom, Compiler, HfieldAsset, JointSpec
 
 if TYPE_CHECKING:
     from .mesh_assets import MeshAsset, MeshFrame
@@ -55,6 +55,11 @@ class FileScope:
     #: what geoms placed right in their body are made of, by (class name, the other attributes they
     #: write but name, mesh and material, whether a mesh is named) (`elements.read_geom`)
     geom_classes: dict[tuple[str, tuple[tuple[str, str], ...], bool], ClassedGeom] = field(default_factory=dict)
+    #: joints placed right in their body, by (class name, the attributes they write but name), with the
+    #: class attributes MuJoCo ignores on them (`elements.read_joint`)
+    joint_classes: dict[tuple[str, tuple[tuple[str, str], ...]], tuple[JointSpec, dict[str, str] | None]] = field(
+        default_factory=dict
+    )
 
 
 @dataclass
