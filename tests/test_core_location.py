@@ -12,7 +12,7 @@ import pytest
 
 import robodesc
 from robodesc.core.diagnostics import Diagnostic, Severity
-from robodesc.core.errors import Location
+from robodesc.core.errors import Location, lazy_location
 
 
 class _Document:
@@ -39,6 +39,16 @@ def test_a_lazy_location_reads_compares_and_hashes_like_a_resolved_one() -> None
     assert str(lazy) == "robot.urdf:7: /robot/link"
     assert repr(lazy) == "Location(file='robot.urdf', line=7, column=None, element='/robot/link')"
     assert document.asked == 2  # each worked out once, then kept
+
+
+def test_lazy_location_is_the_location_given_its_node() -> None:
+    """`lazy_location` (what `Values.where` makes, without `__init__`) holds what `Location(file,
+    node=...)` holds, slot for slot, and answers the same."""
+    document = _Document()
+    fast, made = lazy_location("robot.urdf", document, "link"), Location("robot.urdf", node=(document, "link"))
+    assert type(fast) is Location
+    assert [getattr(fast, slot) for slot in Location.__slots__] == [getattr(made, slot) for slot in Location.__slots__]
+    assert fast == made and str(fast) == str(made) and fast._node == (document, "link")
 
 
 @pytest.mark.parametrize("duplicate", [copy.copy, copy.deepcopy, lambda x: pickle.loads(pickle.dumps(x))])

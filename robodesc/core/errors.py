@@ -98,6 +98,23 @@ class Location:
         return head
 
 
+_new_object = object.__new__
+
+
+def lazy_location(file: str | None, document: Any, at: Any) -> Location:
+    """`Location(file, node=(document, at))`: `document.line_of(at)` and `document.path_of(at)` give its
+    line and element path when first asked. Made without a call to `__init__` and the node's tuple,
+    which is a quarter of a location's cost: readers make one per element they locate."""
+    location = _new_object(Location)
+    location.file = file
+    location.column = None
+    location._line = None
+    location._element = None
+    location._document = document
+    location._at = at
+    return location
+
+
 class RobodescError(Exception):
     """Root of every error robodesc raises.
 

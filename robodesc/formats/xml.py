@@ -45,6 +45,7 @@ from ..core.errors import (
     UnsafeXML,
     XMLSyntaxError,
     excerpt,
+    lazy_location,
 )
 from ..plugins.spec import FormatSpec
 
@@ -459,7 +460,7 @@ class Values:
 
     def where(self, element: Element) -> Location:
         """The location of `element`; its line and path are worked out only if someone asks."""
-        return Location(self.source, None, None, None, (self.document, element))  # positional: once per element
+        return lazy_location(self.source, self.document, element)
 
     def error(
         self,
@@ -591,7 +592,7 @@ class LocatingValues(Values):
         self.located: list[Location] = self._made if keep_located else []
 
     def where(self, element: Element) -> Location:
-        location = Location(self.source, None, None, None, (self.document, element))
+        location = lazy_location(self.source, self.document, element)
         self._made.append(location)
         return location
 
