@@ -485,16 +485,32 @@ class _UrdfReader:
                 _MISSING_INERTIAL_FIX[missing],
             )
             return None
-        texts: list[Any] = [mass_el.get("value"), *map(inertia_el.attrib.get, _INERTIA_KEYS)]
-        numbers = plain_numbers(texts, "".join(texts)) if None not in texts else None  # all in one pass
-        if numbers is None:  # a fault, found (and reported) number by number
-            numbers = [v.number(mass_el, "value"), *v.numbers_of(inertia_el, _INERTIA_KEYS)]
+        numbers = self._mass_numbers(mass_el, inertia_el, origin)
         tensor = np.array(numbers)[_INERTIA_TENSOR]
-        xyz, rpy = self._xyz_rpy(origin) if origin is not None else (_ZERO3, _ZERO3)
-        if any(rpy):  # the tensor is given in the <origin> frame: express it in body axes
-            rotation = rpy_to_matrix(*rpy)
+        if numbers[10] or numbers[11] or numbers[12]:  # the tensor is given in the <origin> frame: turn it
+            rotation = rpy_to_matrix(*numbers[10:])
             tensor = rotation @ tensor @ rotation.T
-        return Inertial(numbers[0], np.array(xyz), tensor)  # xyz holds floats: a float array
+        return Inertial(numbers[0], np.array(numbers[7:10]), tensor)  # body axes; the xyz floats: a float array
+
+    def _mass_numbers(self, mass_el: Element, inertia_el: Element, origin: Element | None) -> list[float]:
+        """The mass, the six inertia numbers and the origin's xyz and rpy (zeros where not written), 13
+        numbers. When all are plain (nearly always) they are read in one pass (one `plain_numbers`, the
+        measured cost of an inertial being mostly its number parsing); otherwise number by number and
+        then as `_xyz_rpy` reads an origin, so that a fault is the one, and is reported as, before."""
+        texts: list[Any] = [mass_el.get("value"), *map(inertia_el.attrib.get, _INERTIA_KEYS)]
+        attrib = origin.attrib if origin is not None else {}
+        xyz_text, rpy_text = attrib.get("xyz", "0 0 0"), attrib.get("rpy", "0 0 0")
+        parts, turns = xyz_text.split(None, 3), rpy_text.split(None, 3)
+        if None not in texts and len(parts) == 3 and len(turns) == 3:
+            numbers = plain_numbers(texts + parts + turns, "".join(texts) + xyz_text + rpy_text)
+            if numbers is not None:
+                return numbers
+        numbers = plain_numbers(texts, "".join(texts)) if None not in texts else None
+        if numbers is None:  # a fault, found (and reported) number by number
+            v = self.values
+            numbers = [v.number(mass_el, "value"), *v.numbers_of(inertia_el, _INERTIA_KEYS)]
+        xyz, rpy = self._xyz_rpy(origin) if origin is not None else (_ZERO3, _ZERO3)
+        return [*numbers, *xyz, *rpy]
 
     def _shape(
         self, element: Element, geometry_el: Element | None, origin: Element | None, plain: bool
