@@ -100,6 +100,18 @@ _READ_ONCE = {
 }
 
 
+def _origin_texts(origin: Element | None) -> tuple[list[str], str] | None:
+    """The six number texts of an <origin>'s xyz and rpy ("0 0 0" where not written, as for no origin
+    at all) and the text they are cut from, for `plain_numbers`; None when either attribute does not
+    have three parts, which the attribute-by-attribute path reads and reports."""
+    attrib = origin.attrib if origin is not None else {}
+    xyz_text, rpy_text = attrib.get("xyz", "0 0 0"), attrib.get("rpy", "0 0 0")
+    parts, turns = xyz_text.split(None, 3), rpy_text.split(None, 3)
+    if len(parts) == 3 and len(turns) == 3:
+        return parts + turns, xyz_text + rpy_text
+    return None
+
+
 def _all_children(element: Element, *found: Element | None) -> bool:
     """Whether the children `found` (each the first of its tag, or None) are all of `element`'s
     children: then none is written twice and none is unknown (the usual case)."""
@@ -185,11 +197,9 @@ class _UrdfReader:
         """The xyz and rpy of an <origin> element, each defaulting to zeros. Plain numbers (nearly every
         origin) are read in one pass over both attributes; anything else attribute by attribute, so
         that a fault is reported as `Values.vector` reports it."""
-        attrib = element.attrib
-        xyz_text, rpy_text = attrib.get("xyz", "0 0 0"), attrib.get("rpy", "0 0 0")
-        parts, turns = xyz_text.split(None, 3), rpy_text.split(None, 3)
-        if len(parts) == 3 and len(turns) == 3:
-            values = plain_numbers(parts + turns, xyz_text + rpy_text)
+        texts = _origin_texts(element)
+        if texts is not None:
+            values = plain_numbers(*texts)
             if values is not None:
                 return values[:3], values[3:]
         v = self.values
@@ -498,11 +508,10 @@ class _UrdfReader:
         measured cost of an inertial being mostly its number parsing); otherwise number by number and
         then as `_xyz_rpy` reads an origin, so that a fault is the one, and is reported as, before."""
         texts: list[Any] = [mass_el.get("value"), *map(inertia_el.attrib.get, _INERTIA_KEYS)]
-        attrib = origin.attrib if origin is not None else {}
-        xyz_text, rpy_text = attrib.get("xyz", "0 0 0"), attrib.get("rpy", "0 0 0")
-        parts, turns = xyz_text.split(None, 3), rpy_text.split(None, 3)
-        if None not in texts and len(parts) == 3 and len(turns) == 3:
-            numbers = plain_numbers(texts + parts + turns, "".join(texts) + xyz_text + rpy_text)
+        origin_texts = _origin_texts(origin) if None not in texts else None
+        if origin_texts is not None:
+            parts, text = origin_texts
+            numbers = plain_numbers(texts + parts, "".join(texts) + text)
             if numbers is not None:
                 return numbers
         numbers = plain_numbers(texts, "".join(texts)) if None not in texts else None
