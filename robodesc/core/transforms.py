@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 import numpy as np
 
@@ -82,35 +82,64 @@ def quat_to_matrix(q: VectorLike) -> np.ndarray:
     n = math.hypot(w, x, y, z)  # neither overflows nor underflows on huge or tiny components
     if n == 0.0 or not math.isfinite(n):
         raise ValueError("zero quaternion" if n == 0.0 else "quaternion is not finite")
-    w, x, y, z = w / n, x / n, y / n, z / n
-    return np.array(
-        [
-            [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-            [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-            [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
-        ]
-    )
+    r00, r01, r02, r10, r11, r12, r20, r21, r22 = _rotation_entries(w / n, x / n, y / n, z / n)
+    return np.array([[r00, r01, r02], [r10, r11, r12], [r20, r21, r22]])
+
+
+def _rotation_entries(w: float, x: float, y: float, z: float) -> tuple[float, ...]:
+    """The nine entries, row by row, of the rotation of the unit quaternion (w, x, y, z)."""
+    return (
+        1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y),
+        2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
+        2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y),
+    )  # fmt: skip
 
 
 def matrix_to_quat(rotation: np.ndarray) -> np.ndarray:
     """Quaternion (w, x, y, z) with w >= 0 of a 3x3 rotation."""
     r = np.asarray(rotation, dtype=float)
-    trace = r[0, 0] + r[1, 1] + r[2, 2]
+    return _quat_of_entries(r[0, 0], r[0, 1], r[0, 2], r[1, 0], r[1, 1], r[1, 2], r[2, 0], r[2, 1], r[2, 2])
+
+
+def _quat_of_entries(
+    r00: Any, r01: Any, r02: Any, r10: Any, r11: Any, r12: Any, r20: Any, r21: Any, r22: Any
+) -> np.ndarray:
+    """`matrix_to_quat` of the rotation with these entries: numpy's scalars (a zero divisor gives inf,
+    with a warning) or Python floats (the same arithmetic, but a zero divisor raises ZeroDivisionError)."""
+    trace = r00 + r11 + r22
     if trace > 0:
         s = 2.0 * math.sqrt(trace + 1.0)
-        q = [0.25 * s, (r[2, 1] - r[1, 2]) / s, (r[0, 2] - r[2, 0]) / s, (r[1, 0] - r[0, 1]) / s]
-    elif r[0, 0] > r[1, 1] and r[0, 0] > r[2, 2]:
-        s = 2.0 * math.sqrt(1.0 + r[0, 0] - r[1, 1] - r[2, 2])
-        q = [(r[2, 1] - r[1, 2]) / s, 0.25 * s, (r[0, 1] + r[1, 0]) / s, (r[0, 2] + r[2, 0]) / s]
-    elif r[1, 1] > r[2, 2]:
-        s = 2.0 * math.sqrt(1.0 + r[1, 1] - r[0, 0] - r[2, 2])
-        q = [(r[0, 2] - r[2, 0]) / s, (r[0, 1] + r[1, 0]) / s, 0.25 * s, (r[1, 2] + r[2, 1]) / s]
+        q = [0.25 * s, (r21 - r12) / s, (r02 - r20) / s, (r10 - r01) / s]
+    elif r00 > r11 and r00 > r22:
+        s = 2.0 * math.sqrt(1.0 + r00 - r11 - r22)
+        q = [(r21 - r12) / s, 0.25 * s, (r01 + r10) / s, (r02 + r20) / s]
+    elif r11 > r22:
+        s = 2.0 * math.sqrt(1.0 + r11 - r00 - r22)
+        q = [(r02 - r20) / s, (r01 + r10) / s, 0.25 * s, (r12 + r21) / s]
     else:
-        s = 2.0 * math.sqrt(1.0 + r[2, 2] - r[0, 0] - r[1, 1])
-        q = [(r[1, 0] - r[0, 1]) / s, (r[0, 2] + r[2, 0]) / s, (r[1, 2] + r[2, 1]) / s, 0.25 * s]
+        s = 2.0 * math.sqrt(1.0 + r22 - r00 - r11)
+        q = [(r10 - r01) / s, (r02 + r20) / s, (r12 + r21) / s, 0.25 * s]
     quat = np.array(q)
     quat /= math.sqrt(float(quat.dot(quat)))  # np.linalg.norm of a 1-D float array, bit for bit, without its overhead
     return -quat if quat[0] < 0 else quat
+
+
+def quat_through_matrix(quat: np.ndarray) -> np.ndarray:
+    """``matrix_to_quat(quat_to_matrix(quat) + 0.0)`` bit for bit, on plain floats: without the
+    matrix, its +0 copy and the lookups of its entries (MJCF places every body's <inertial> this way,
+    as MuJoCo does). Python's float arithmetic is numpy's scalars' (IEEE), so only a zero divisor
+    differs: that quaternion, like any the two functions refuse, is left to them."""
+    w, x, y, z = quat.tolist()
+    n = math.hypot(w, x, y, z)
+    if n == 0.0 or not math.isfinite(n):
+        return matrix_to_quat(quat_to_matrix(quat) + 0.0)  # (raises as they do)
+    r00, r01, r02, r10, r11, r12, r20, r21, r22 = _rotation_entries(w / n, x / n, y / n, z / n)
+    try:  # (each entry + 0.0, as in the matrix's +0 copy)
+        return _quat_of_entries(
+            r00 + 0.0, r01 + 0.0, r02 + 0.0, r10 + 0.0, r11 + 0.0, r12 + 0.0, r20 + 0.0, r21 + 0.0, r22 + 0.0
+        )
+    except ZeroDivisionError:
+        return matrix_to_quat(quat_to_matrix(quat) + 0.0)
 
 
 def _unit3(v: VectorLike) -> tuple[float, float, float]:

@@ -27,7 +27,7 @@ from ...core.diagnostics import Diagnostic
 from ...core.errors import Location
 from ...core.geometry import Material, Shape
 from ...core.model import Extra
-from ...core.transforms import IDENTITY, make_pose, matrix_to_quat, quat_to_matrix
+from ...core.transforms import IDENTITY, make_pose, matrix_to_quat, quat_through_matrix, quat_to_matrix
 
 if TYPE_CHECKING:
     from .mesh_processing import ProcessedMesh
@@ -105,48 +105,9 @@ class Principal:
     def part(self, pose: np.ndarray) -> MassPart:
         """This inertia as a (mass, pos, quat, moments) part in the frame where the body sits at `pose`."""
         if pose is IDENTITY:  # `placed`, on the rotation and the position alone: the same bits
-            return self.mass, self.pos + 0.0, placed_quat(self.quat), self.moments
+            return self.mass, self.pos + 0.0, quat_through_matrix(self.quat), self.moments
         frame = pose @ make_pose(quat_to_matrix(self.quat), self.pos)
         return self.mass, frame[:3, 3], matrix_to_quat(frame[:3, :3]), self.moments
-
-
-def placed_quat(quat: np.ndarray) -> np.ndarray:
-    """``matrix_to_quat(quat_to_matrix(quat) + 0.0)``: the orientation of a frame placed right in its
-    body (`placed`), bit for bit, on plain floats (every body's <inertial> goes this way).
-
-    Both core functions work on the matrix's entries one by one (numpy's float64 scalars, whose
-    arithmetic is the same IEEE arithmetic as Python's floats), so the matrix, its +0 copy and the
-    entries' lookups are left out; only the last normalisation is matrix_to_quat's own, on an array
-    (its dot product is numpy's). A quaternion those functions refuse is left to them."""
-    w, x, y, z = quat.tolist()
-    n = math.hypot(w, x, y, z)
-    if n == 0.0 or not math.isfinite(n):
-        return matrix_to_quat(quat_to_matrix(quat) + 0.0)  # (raises as they do)
-    w, x, y, z = w / n, x / n, y / n, z / n
-    # quat_to_matrix's entries, each + 0.0
-    r00, r01, r02 = 1 - 2 * (y * y + z * z) + 0.0, 2 * (x * y - w * z) + 0.0, 2 * (x * z + w * y) + 0.0
-    r10, r11, r12 = 2 * (x * y + w * z) + 0.0, 1 - 2 * (x * x + z * z) + 0.0, 2 * (y * z - w * x) + 0.0
-    r20, r21, r22 = 2 * (x * z - w * y) + 0.0, 2 * (y * z + w * x) + 0.0, 1 - 2 * (x * x + y * y) + 0.0
-    # matrix_to_quat's (a zero divisor, which numpy's scalars would let through, is left to it too)
-    trace = r00 + r11 + r22
-    try:
-        if trace > 0:
-            s = 2.0 * math.sqrt(trace + 1.0)
-            q = [0.25 * s, (r21 - r12) / s, (r02 - r20) / s, (r10 - r01) / s]
-        elif r00 > r11 and r00 > r22:
-            s = 2.0 * math.sqrt(1.0 + r00 - r11 - r22)
-            q = [(r21 - r12) / s, 0.25 * s, (r01 + r10) / s, (r02 + r20) / s]
-        elif r11 > r22:
-            s = 2.0 * math.sqrt(1.0 + r11 - r00 - r22)
-            q = [(r02 - r20) / s, (r01 + r10) / s, 0.25 * s, (r12 + r21) / s]
-        else:
-            s = 2.0 * math.sqrt(1.0 + r22 - r00 - r11)
-            q = [(r10 - r01) / s, (r02 + r20) / s, (r12 + r21) / s, 0.25 * s]
-    except ZeroDivisionError:
-        return matrix_to_quat(quat_to_matrix(quat) + 0.0)
-    result = np.array(q)
-    result /= math.sqrt(float(result.dot(result)))
-    return -result if result[0] < 0 else result
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""`records.placed_quat` is `matrix_to_quat(quat_to_matrix(q) + 0.0)` bit for bit (every <inertial> of a
+"""`transforms.quat_through_matrix` is `matrix_to_quat(quat_to_matrix(q) + 0.0)` bit for bit (every <inertial> of a
 body goes through it), and refuses what those refuse."""
 
 from __future__ import annotations
@@ -8,8 +8,7 @@ import random
 import numpy as np
 import pytest
 
-from robodesc.core.transforms import matrix_to_quat, quat_to_matrix
-from robodesc.formats.mjcf.records import placed_quat
+from robodesc.core.transforms import matrix_to_quat, quat_through_matrix, quat_to_matrix
 
 _SPECIAL = [0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1e-300, 1e300, 0.70710678, 1e-8]
 
@@ -33,9 +32,9 @@ def test_the_same_bits_as_the_matrix_round_trip() -> None:
             expected = matrix_to_quat(quat_to_matrix(quat) + 0.0)
         except ValueError:
             with pytest.raises(ValueError):
-                placed_quat(quat)
+                quat_through_matrix(quat)
             continue
-        assert placed_quat(quat).tobytes() == expected.tobytes(), quat
+        assert quat_through_matrix(quat).tobytes() == expected.tobytes(), quat
 
 
 @pytest.mark.parametrize("quat", [[0.0, 0.0, 0.0, 0.0], [np.inf, 0.0, 0.0, 0.0], [np.nan, 1.0, 0.0, 0.0]])
@@ -43,4 +42,4 @@ def test_refuses_what_the_core_functions_refuse(quat: list[float]) -> None:
     with pytest.raises(ValueError):
         quat_to_matrix(np.array(quat))
     with pytest.raises(ValueError):
-        placed_quat(np.array(quat))
+        quat_through_matrix(np.array(quat))
