@@ -21,6 +21,7 @@ from bisect import bisect_left, bisect_right
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from functools import cache
+from math import copysign as math_copysign
 from math import cos as math_cos
 from math import isfinite as math_isfinite
 from math import sin as math_sin
@@ -1183,14 +1184,19 @@ def _chain_terms(
         values = np.array([reference_value(j) for j in typed]).reshape(1, len(typed), -1)
         return _motions(joint_type, typed, values)[0]
 
-    if len(of_type) == 1:  # joints of one type, as usual: their motions as they come
-        motions = at_reference(joints[0].type, joints)
+    undone: np.ndarray  # M(ref)^-1
+    if all(_rests(joint) for joint in joints):  # as usual: M(ref) is I, bit for bit, and so is its inverse
+        undone = np.empty((len(joints), 4, 4))
+        undone[:] = IDENTITY
+    elif len(of_type) == 1:  # joints of one type: their motions as they come
+        undone = np.linalg.inv(at_reference(joints[0].type, joints))
     else:
         motions = np.empty((len(joints), 4, 4))
         for joint_type, group in of_type.items():
             motions[group] = at_reference(joint_type, [joints[k] for k in group])
+        undone = np.linalg.inv(motions)
     origins = np.array([j.origin for j in joints], dtype=float).reshape(-1, 4, 4)
-    pres = origins @ np.linalg.inv(motions)
+    pres = origins @ undone
     posts = np.empty_like(origins)  # origin^-1, rigid: (R^T, -R^T t), as `invert_pose` makes it
     turned = origins[:, :3, :3].transpose(0, 2, 1)
     posts[:, :3, :3] = turned
@@ -1212,6 +1218,39 @@ def _chain_terms(
         [(joint, pres[k], posts[k], source[joint.name]) for k, joint in enumerate(moving_joints[body.name], first)]
         for body, first in zip(bodies, firsts)
     ]
+
+
+#: Joint types whose motion is rotations only: I + sin q K + (1 - cos q) K^2 per axis
+_TURNING = (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.UNIVERSAL, JointType.REVOLUTE2)
+_MODEST = 1e100  # an axis entry below this keeps K^2 finite
+
+
+def _rests(joint: Joint) -> bool:
+    """Whether `_motions` gives exactly the identity (every bit) for `joint` at its reference, so that
+    its inverse is the identity too and neither needs computing (a car's wheels, a ball joint).
+
+    It does when the reference is the identity value, bit for bit (+0.0, not -0.0), and the joint
+    either turns about axes whose K and K^2 are finite (the sine and 1 - cos of +0.0 are +0.0, and
+    I + 0 K + 0 K^2 is I whatever the zeros' signs) or is a ball or floating joint (the unit
+    quaternion (1, 0, 0, 0) gives I). A slider's translation, axis times 0, may hold -0.0: not here.
+    """
+    kind = joint.type
+    if kind in _TURNING:
+        if not _modest(joint.axis) or (joint.axis2 is not None and not _modest(joint.axis2)):
+            return False
+    elif kind is not JointType.BALL and kind is not JointType.FLOATING:
+        return False
+    ref = joint.reference
+    if type(ref) in _NUMBERS:  # (a plain number: the joint's value, or for a joint of more values its identity)
+        return joint.dof != 1 or (ref == 0 and math_copysign(1.0, ref) > 0)
+    return reference_value(joint).tobytes() == default_value(joint).tobytes()
+
+
+def _modest(axis: Any) -> bool:
+    """Whether `axis` is a float 3-vector of finite entries small enough for K^2 to be finite."""
+    if type(axis) is not np.ndarray or axis.dtype is not _FLOAT or axis.shape != (3,):
+        return False
+    return all(-_MODEST < a < _MODEST for a in axis.tolist())  # (NaN fails both)
 
 
 def _linear_bases(joints: Sequence[Joint], bodies: Sequence[Any], prefixes: Sequence[np.ndarray]) -> np.ndarray:
