@@ -1,4 +1,4 @@
-"""A chain of joints at rest skips M(ref) and its inverse (`_rests`): the terms must be those that
+"""A chain of joints at rest skips M(ref) and its inverse (`_rest_shift`): the terms must be those that
 computing them gives, bit for bit, including where -0.0 or a non-finite axis rules the shortcut out."""
 
 import numpy as np
@@ -24,7 +24,7 @@ def _terms(joints: list[Joint]) -> bytes:
 
 def _computed(joints: list[Joint], monkeypatch: pytest.MonkeyPatch) -> bytes:
     with monkeypatch.context() as patch:
-        patch.setattr(kinematics, "_rests", lambda joint: False)
+        patch.setattr(kinematics, "_rest_shift", lambda joint: None)
         return _terms(joints)
 
 
@@ -37,7 +37,10 @@ def _computed(joints: list[Joint], monkeypatch: pytest.MonkeyPatch) -> bytes:
         (JointType.FLOATING, 0.0, np.array([1.0, 0.0, 0.0]), True),
         (JointType.REVOLUTE, -0.0, np.array([0.0, 0.0, 1.0]), False),
         (JointType.BALL, np.array([1.0, -0.0, 0.0, 0.0]), np.array([1.0, 0.0, 0.0]), False),
-        (JointType.FLOATING, np.array([0.0, 0.0, 1.06, 1.0, 0.0, 0.0, 0.0]), np.array([1.0, 0.0, 0.0]), False),
+        (JointType.FLOATING, np.array([0.0, -2.5, 1.06, 1.0, 0.0, 0.0, 0.0]), np.array([1.0, 0.0, 0.0]), True),
+        (JointType.FLOATING, np.array([-0.0, 0.0, 1.06, 1.0, 0.0, 0.0, 0.0]), np.array([1.0, 0.0, 0.0]), False),
+        (JointType.FLOATING, np.array([0.0, -np.inf, 1.0, 1.0, 0.0, 0.0, 0.0]), np.array([1.0, 0.0, 0.0]), False),
+        (JointType.FLOATING, np.array([0.0, 0.0, 1.0, 0.5, 0.5, 0.5, 0.5]), np.array([1.0, 0.0, 0.0]), False),
         (JointType.PRISMATIC, 0.0, np.array([0.0, -1.0, 0.0]), False),
         (JointType.REVOLUTE2, 0.0, NAN_AXIS, False),
         (JointType.REVOLUTE2, 0.0, HUGE_AXIS, False),
@@ -49,5 +52,5 @@ def test_terms_at_rest_are_the_computed_ones(kind, reference, axis, rests, monke
         Joint(name="j", type=kind, parent="p", child="b", origin=origin, axis=axis, reference=reference),
         Joint(name="k", type=JointType.REVOLUTE, parent="p", child="b", origin=origin, axis=np.array([1.0, 0.0, 0.0])),
     ]
-    assert kinematics._rests(joints[0]) is rests
+    assert (kinematics._rest_shift(joints[0]) is not None) is rests
     assert _terms(joints) == _computed(joints, monkeypatch)

@@ -1185,9 +1185,12 @@ def _chain_terms(
         return _motions(joint_type, typed, values)[0]
 
     undone: np.ndarray  # M(ref)^-1
-    if all(_rests(joint) for joint in joints):  # as usual: M(ref) is I, bit for bit, and so is its inverse
+    shifts = [_rest_shift(joint) for joint in joints]
+    if None not in shifts:  # as usual: M(ref) is a translation (or I), bit for bit, and so is its inverse
         undone = np.empty((len(joints), 4, 4))
         undone[:] = IDENTITY
+        if any(shift is not _UNMOVED for shift in shifts):
+            undone[:, :3, 3] = [[0.0 - v for v in shift] for shift in shifts if shift is not None]
     elif len(of_type) == 1:  # joints of one type: their motions as they come
         undone = np.linalg.inv(at_reference(joints[0].type, joints))
     else:
@@ -1225,25 +1228,39 @@ _TURNING = (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.UNIVERSAL, Joint
 _MODEST = 1e100  # an axis entry below this keeps K^2 finite
 
 
-def _rests(joint: Joint) -> bool:
-    """Whether `_motions` gives exactly the identity (every bit) for `joint` at its reference, so that
-    its inverse is the identity too and neither needs computing (a car's wheels, a ball joint).
+def _rest_shift(joint: Joint) -> list[float] | None:
+    """The translation t when `_motions` gives exactly [[I, t], [0, 1]] (every bit) for `joint` at its
+    reference, so that its LAPACK inverse is [[I, 0.0 - t], [0, 1]] and neither needs computing (a
+    car's wheels, a ball joint, a free body's floating joint); None when it may not.
 
-    It does when the reference is the identity value, bit for bit (+0.0, not -0.0), and the joint
-    either turns about axes whose K and K^2 are finite (the sine and 1 - cos of +0.0 are +0.0, and
-    I + 0 K + 0 K^2 is I whatever the zeros' signs) or is a ball or floating joint (the unit
-    quaternion (1, 0, 0, 0) gives I). A slider's translation, axis times 0, may hold -0.0: not here.
+    A turning joint at +0.0 (not -0.0) about axes whose K and K^2 are finite gives I (the sine and
+    1 - cos of +0.0 are +0.0, and I + 0 K + 0 K^2 is I whatever the zeros' signs); a ball or floating
+    joint at the unit quaternion (1, +0, +0, +0) gives I, and a floating joint's finite position
+    without a -0.0 moves it by t. Then the LU factors are the matrix and I, every step of the solve
+    is exact, and no zero is negated on the way. A slider's translation, axis times 0, may hold -0.0:
+    not here.
     """
     kind = joint.type
     if kind in _TURNING:
         if not _modest(joint.axis) or (joint.axis2 is not None and not _modest(joint.axis2)):
-            return False
+            return None
     elif kind is not JointType.BALL and kind is not JointType.FLOATING:
-        return False
+        return None
     ref = joint.reference
     if type(ref) in _NUMBERS:  # (a plain number: the joint's value, or for a joint of more values its identity)
-        return joint.dof != 1 or (ref == 0 and math_copysign(1.0, ref) > 0)
-    return reference_value(joint).tobytes() == default_value(joint).tobytes()
+        return _UNMOVED if joint.dof != 1 or (ref == 0 and math_copysign(1.0, ref) > 0) else None
+    values = reference_value(joint).tolist()
+    shift = _UNMOVED
+    if kind is JointType.FLOATING:
+        shift, values = values[:3], values[3:]
+        if not all(math_isfinite(v) and (v < 0 or math_copysign(1.0, v) > 0) for v in shift):
+            return None
+    rest = _UNIT_QUATERNION if kind is JointType.BALL or kind is JointType.FLOATING else [0.0] * len(values)
+    return shift if values == rest and all(math_copysign(1.0, v) > 0 for v in values) else None
+
+
+_UNMOVED = [0.0, 0.0, 0.0]
+_UNIT_QUATERNION = [1.0, 0.0, 0.0, 0.0]
 
 
 def _modest(axis: Any) -> bool:
