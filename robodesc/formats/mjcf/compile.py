@@ -189,20 +189,22 @@ def _body_inertia(body: Body, info: _MassBody, c: Compiler) -> None:
     try:
         if explicit is not None and explicit.full:  # MuJoCo tests a fullinertia first,
             mass_properties.check_principal_moments(explicit.moments, boundinertia=c.boundinertia)  # used or not
-        # huge parts: refused once all are combined. One part (a body's <inertial>, or its one geom) is
-        # copied, not combined, and bounded with np.maximum and float arithmetic: nothing to quieten
-        # (an errstate costs more than the rest of a body's inertia)
-        with np.errstate(over="ignore", invalid="ignore") if len(parts) > 1 else nullcontext():
-            # fused static bodies are checked as MuJoCo's fusestatic checks them: boundinertia does not help
-            bound = 0.0 if info.merged else c.boundinertia
-            combined = mass_properties.combine_geoms(parts, boundinertia=bound)
-            mass, moments = mass_properties.bound_and_balance(
-                combined.mass,
-                combined.inertia,
-                boundmass=c.boundmass,
-                boundinertia=c.boundinertia,
-                balanceinertia=c.balanceinertia,
-            )
+        if len(parts) == 1 and not info.fused:
+            # one part of its own (its <inertial>, or its one geom), which MuJoCo takes as it is: combine_geoms'
+            # copy of it is not needed (the part's arrays were made for it, and its moments are bounded into new
+            # ones), nor an errstate (np.maximum and float arithmetic raise no floating-point warning)
+            mass, pos, quat, moments = parts[0]
+            mass = float(mass)
+        else:
+            with np.errstate(over="ignore", invalid="ignore") if len(parts) > 1 else nullcontext():
+                # huge parts: refused once all are combined. Fused static bodies are checked as MuJoCo's
+                # fusestatic checks them: boundinertia does not help
+                bound = 0.0 if info.merged else c.boundinertia
+                combined = mass_properties.combine_geoms(parts, boundinertia=bound)
+            mass, pos, quat, moments = combined.mass, combined.pos, combined.quat, combined.inertia
+        mass, moments = mass_properties.bound_and_balance(
+            mass, moments, boundmass=c.boundmass, boundinertia=c.boundinertia, balanceinertia=c.balanceinertia
+        )
     except ValueError as exc:
         raise InvalidValue(
             f"the inertia of body {body.name!r} is not valid: {exc}",
@@ -210,7 +212,7 @@ def _body_inertia(body: Body, info: _MassBody, c: Compiler) -> None:
             construct=body.name,
             suggestion='set balanceinertia="true" in <compiler>, or fix the inertia values',
         ) from None
-    info.principal = Principal(mass, combined.pos, combined.quat, np.asarray(moments))
+    info.principal = Principal(mass, pos, quat, np.asarray(moments))
 
 
 def _set_total_mass(bodies: dict[str, _MassBody], total_wanted: float) -> None:
