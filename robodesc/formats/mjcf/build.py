@@ -213,8 +213,10 @@ def _effort_limit(attributes: dict[str, str]) -> float | None:
     if attributes.get("actuatorfrclimited") == "false":
         return None
     parts = (attributes.get("actuatorfrcrange") or "").split()
+    if len(parts) != 2:  # absent (most joints: no exception raised for them), or not two numbers
+        return None
     try:
-        low, high = (float(part) for part in parts)
-    except ValueError:  # absent, or not two numbers (the reader's checks report a malformed range)
+        low, high = float(parts[0]), float(parts[1])
+    except ValueError:  # not numbers (the reader's checks report a malformed range)
         return None
     return high if high > 0 and low == -high else None

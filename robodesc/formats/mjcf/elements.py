@@ -216,30 +216,30 @@ def _limited(read: Attributes, element: Element, attrs: dict[str, str], kind: st
             InvalidValue, element, f"limited={value!r} must be true, false or auto", construct=f"{element.tag}/@limited"
         )
     low, high = read.floats(element, attrs, "range", 2, [0.0, 0.0])
+    # (not `read.require` below: its messages and arguments cost more, for every joint)
     if value == "auto":
-        read.require(
-            read.scope.compiler.autolimits or (low == 0 and high == 0),
-            InvalidValue,
-            element,
-            "joint has `range` but not `limited`",
-            construct=f"{element.tag}/@range",
-            suggestion='set autolimits="true" in <compiler>, or give limited="true" or "false"',
-        )
+        if not (read.scope.compiler.autolimits or (low == 0 and high == 0)):
+            raise read.error(
+                InvalidValue,
+                element,
+                "joint has `range` but not `limited`",
+                construct=f"{element.tag}/@range",
+                suggestion='set autolimits="true" in <compiler>, or give limited="true" or "false"',
+            )
         limited = low < high
     else:
         limited = value == "true"
     if limited and kind == "ball":
-        read.require(
-            low == 0,
-            InvalidValue,
-            element,
-            "range[0] should be 0 in ball joint",
-            construct=f"{element.tag}/@range",
-            suggestion='write range="0 max-angle"',
-        )
-    elif limited:
-        read.require(
-            low < high,
+        if low != 0:
+            raise read.error(
+                InvalidValue,
+                element,
+                "range[0] should be 0 in ball joint",
+                construct=f"{element.tag}/@range",
+                suggestion='write range="0 max-angle"',
+            )
+    elif limited and not low < high:
+        raise read.error(
             InvalidValue,
             element,
             "range[0] should be smaller than range[1] in joint",
@@ -258,14 +258,14 @@ def read_inertial(read: Attributes, element: Element) -> Principal:
     pos = _required(read, element, "pos", 3, 'add pos="x y z" (the centre of mass in the body frame)')
     diag = read.floats(element, attrs, "diaginertia", 3)
     full = read.floats(element, attrs, "fullinertia", 6)
-    read.require(
-        (diag is None) != (full is None),
-        MissingAttribute,
-        element,
-        "<inertial> needs exactly one of diaginertia and fullinertia",
-        construct="inertial",
-        suggestion='add diaginertia="ixx iyy izz"',
-    )
+    if (diag is None) == (full is None):
+        raise read.error(
+            MissingAttribute,
+            element,
+            "<inertial> needs exactly one of diaginertia and fullinertia",
+            construct="inertial",
+            suggestion='add diaginertia="ixx iyy izz"',
+        )
     if full is not None:
         read.require(
             not any(n in element.attrib for n in ORIENTATIONS),
@@ -294,14 +294,14 @@ def read_inertial(read: Attributes, element: Element) -> Principal:
 
 def _required(read: Attributes, element: Element, name: str, count: int, suggestion: str) -> list[float]:
     values = read.floats(element, element.attrib, name, count)
-    read.require(
-        values is not None,
-        MissingAttribute,
-        element,
-        f"<inertial> needs a {name}",
-        construct=f"inertial/@{name}",
-        suggestion=suggestion,
-    )
+    if values is None:  # (not `read.require`: its message and arguments cost more, for every inertial)
+        raise read.error(
+            MissingAttribute,
+            element,
+            f"<inertial> needs a {name}",
+            construct=f"inertial/@{name}",
+            suggestion=suggestion,
+        )
     return values
 
 
