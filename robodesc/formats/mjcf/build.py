@@ -170,7 +170,11 @@ def _constraint(spec: EqualitySpec) -> Constraint:
 
 def _actuator(spec: ActuatorSpec) -> Actuator:
     attrs = spec.attributes
-    transmission = next((t for t in _TRANSMISSIONS if t in attrs and t != "slidersite"), None)
+    transmission: str | None = None
+    for name in _TRANSMISSIONS:  # (a loop, not next() over a generator, which is then closed with GeneratorExit)
+        if name in attrs and name != "slidersite":
+            transmission = name
+            break
     target = attrs.get(transmission) if transmission else None
     return Actuator(
         name=attrs.get("name"),

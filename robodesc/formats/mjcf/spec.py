@@ -209,7 +209,10 @@ class _Walker:
         written, pose = read.poses(element, attrs, frame)
         body = BodySpec(name, pose, written, read.where(element))
         names.add(name)
-        yield self.children(element, body, parent, IDENTITY, attrs.get("childclass", active))
+        # its children are read in this step (`yield from`: one level of delegation, however deep the
+        # tree), which is one step of the walk per body instead of two (each finished step costs `run`
+        # a StopIteration); a nested body is still a step of its own, yielded by `children`
+        yield from self.children(element, body, parent, IDENTITY, attrs.get("childclass", active))
         kinds = [item.kind for item in body.items if isinstance(item, JointSpec)]
         if len(kinds) > 1:  # (one joint has at most 6 dofs and nothing after it)
             _check_joint_sequence(read, element, name, kinds)
