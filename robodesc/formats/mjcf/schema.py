@@ -207,7 +207,7 @@ class ElementSchema:
 
     __slots__ = (
         "tag", "path", "occurs", "attributes", "children", "forbidden", "note", "reader_attributes", "constraints",
-        "_sorted", "_unique", "_touched", "_needs",
+        "_sorted", "_unique", "_touched", "_exclusive", "_needs",
     )  # fmt: skip
 
     def __init__(
@@ -232,6 +232,7 @@ class ElementSchema:
         self._sorted: dict[str, tuple[str, ...]] = {}
         self._unique: dict[str, str] | None = None
         self._touched: frozenset[str] | None = None  # see check_constraints
+        self._exclusive = False  # every constraint is "at most one of" (so one such attribute alone breaks none)
         self._needs: bool | None = None  # see _needs_child
 
     @property
@@ -572,6 +573,7 @@ def check_constraints(node: ElementSchema, element: Any) -> tuple[SchemaProblem,
         rules = node.constraints
         names = frozenset().union(*(rule.attributes for rule in rules))
         touched = node._touched = frozenset() if any(rule.kind == "o" for rule in rules) else names
+        node._exclusive = all(rule.kind == "e" for rule in rules)
     if touched and touched.isdisjoint(element.attrib):
         return _NO_PROBLEMS  # the common case: no rule's attribute written, so none is violated (see violated)
     return tuple(
@@ -742,12 +744,18 @@ def _accepted(root: Any, strict: bool) -> bool:
                 if tag in seen:
                     return False  # a unique child repeated (`check_multiplicity`)
                 seen.add(tag)
+            attrib = child.attrib  # (the names, without the list `keys()` makes)
             allowed = sub.attributes
-            if allowed is not None and not allowed.issuperset(child.keys()):
+            if allowed is not None and not allowed.issuperset(attrib):
                 return False
             if sub.constraints:
-                touched = sub._touched  # (`check_constraints`' common case inline: no rule's attribute written)
-                if not (touched and touched.isdisjoint(child.attrib)) and check_constraints(sub, child):
+                # `check_constraints`' common cases inline: no rule's attribute written, or (an <inertial>'s
+                # quat, a <mesh>'s file) one alone where every rule is "at most one of", which takes two
+                touched = sub._touched
+                if not (
+                    touched
+                    and (touched.isdisjoint(attrib) or (sub._exclusive and len(touched.intersection(attrib)) == 1))
+                ) and check_constraints(sub, child):
                     return False
             if forbidden and tag in forbidden:
                 return False
