@@ -235,11 +235,14 @@ class Builder:
     def _body(self, item: _Item[LinkDesc], model: Model) -> Body:
         link = item.desc
         inertial = link.inertial
+        com, inertia = inertial.com, inertial.inertia
+        if not self._first_placement(inertial):
+            com, inertia = com.copy(), inertia.copy()
         body = Body(
             name=item.full,
-            inertial=Inertial(mass=inertial.mass, com=inertial.com.copy(), inertia=inertial.inertia.copy()),
-            visuals=[copy(s) if self._first_placement(s) else unshared_copy(s) for s in link.visuals],
-            collisions=[copy(s) if self._first_placement(s) else unshared_copy(s) for s in link.collisions],
+            inertial=Inertial(mass=inertial.mass, com=com, inertia=inertia),
+            visuals=[s if self._first_placement(s) else unshared_copy(s) for s in link.visuals],
+            collisions=[s if self._first_placement(s) else unshared_copy(s) for s in link.collisions],
             location=link.location,
         )
         body.static = item.static  # body.floating is set for root links of non-static models with the tree
@@ -257,8 +260,8 @@ class Builder:
     def _first_placement(self, record: object) -> bool:
         """Whether a parsed record is placed in the model for the first time.
 
-        A model included several times is parsed once, so its links' shapes and its joints' dynamics
-        are placed once per instance. The first instance may take them (the parsed records belong to
+        A model included several times is parsed once, so its links' shapes and inertials and its joints'
+        dynamics are placed once per instance. The first instance may take them (the parsed records belong to
         no model); every later one takes a copy that shares nothing changeable (`unshared_copy`), so that
         a caller changing one instance's record in place changes no other instance's."""
         if id(record) in self._placed:
@@ -272,23 +275,28 @@ class Builder:
         libsdformat resolves these only on request, so a name that matches nothing is a warning.
         """
         link_pose = self.pose(item.full)
-        for shape in body.visuals + body.collisions:
-            ref = _sdf(shape.extras).get("pose_relative_to")
-            if not ref:
-                continue
-            local = item.scope.lookup(ref)
-            if local is None:
-                model.diagnose(
-                    Severity.WARNING,
-                    "unresolved-shape-frame",
-                    f"shape {shape.name!r} of link {item.full!r} is placed relative_to {ref!r}, which is not a "
-                    "frame of the model; its pose is taken in the link frame",
-                    item.desc.location,
-                    did_you_mean(ref, item.scope.names()) or "name a link, joint or frame of the model",
-                )
-                continue
-            full = (item.prefix[:-2] if item.prefix else "__model__") if local == "__model__" else item.prefix + local
-            shape.pose = invert_pose(link_pose) @ self.pose(full) @ shape.pose
+        for shapes in (body.visuals, body.collisions):
+            for index, shape in enumerate(shapes):
+                ref = _sdf(shape.extras).get("pose_relative_to")
+                if not ref:
+                    continue
+                local = item.scope.lookup(ref)
+                if local is None:
+                    model.diagnose(
+                        Severity.WARNING,
+                        "unresolved-shape-frame",
+                        f"shape {shape.name!r} of link {item.full!r} is placed relative_to {ref!r}, which is not a "
+                        "frame of the model; its pose is taken in the link frame",
+                        item.desc.location,
+                        did_you_mean(ref, item.scope.names()) or "name a link, joint or frame of the model",
+                    )
+                    continue
+                full = item.prefix + local
+                if local == "__model__":
+                    full = item.prefix[:-2] if item.prefix else "__model__"
+                # re-placed in a copy: the first instance took the parsed shape, which later instances copy
+                shapes[index] = placed = copy(shape)
+                placed.pose = invert_pose(link_pose) @ self.pose(full) @ shape.pose
 
     def _joint(self, item: _Item[JointDesc], model: Model) -> tuple[Joint, np.ndarray]:
         """The joint between the links its ends resolve to, and its frame's world pose."""
