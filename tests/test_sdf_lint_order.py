@@ -52,3 +52,23 @@ def test_lint_findings_are_in_document_order():
         (18, "sdf-empty-plugin-filename"),
         (18, "sdf-empty-plugin-name"),
     ]
+
+
+OLD_POSES = textwrap.dedent(
+    """\
+    <sdf version="1.6">
+      <model name="m">
+        <link name="a"><pose relative_to="__model__">0 0 0 0 0 0.5</pose></link>
+        <link name="b"><pose>0 0 0 90 0 0</pose></link>
+        <link name="c"><pose>1 2 3 0.1 0.2 0.3</pose></link>
+      </model>
+    </sdf>
+    """
+)
+
+
+def test_poses_the_parse_read_plain_are_linted_for_their_attributes_alone():
+    """The parse tells the lint which poses it read as plain angles within a turn (`FileContext.plain_poses`):
+    such a pose still has its attributes checked against the file's version; a pose past a turn is looked at whole."""
+    found = [d for d in robodesc.loads(OLD_POSES, format="sdf").diagnostics if d.code.startswith("sdf-")]
+    assert [(d.location.line, d.code) for d in found] == [(3, "sdf-newer-than-version"), (4, "sdf-angle-units")]

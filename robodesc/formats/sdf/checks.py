@@ -54,7 +54,7 @@ from .context import FileContext
 from .desc import ModelDesc, WorldDesc
 from .geometry import SHAPE_PRECEDENCE
 from .spec import GEOMETRY_TAGS
-from .values import text_of
+from .values import A_TURN, text_of
 
 #: Sensor types libsdformat 16's `Sensor::Load` accepts (any other is an error there).
 SENSOR_TYPES = frozenset(
@@ -87,7 +87,6 @@ _UNIT_TOLERANCE = 1e-3  # |norm - 1| allowed for quaternions and axes written wi
 _NO_LIMIT = 1e16  # libsdformat's "no limit"
 _PLAIN_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _TWO_PI = 2.0 * math.pi
-_A_TURN = _TWO_PI + 1e-9  # an angle up to this is no more than a turn (`_turns_less_than_once`)
 
 
 #: The tags `_Lint.element` has anything to say about: named ones, those it looks into and, in a file of a
@@ -122,7 +121,7 @@ def _turns_less_than_once(text: str) -> bool:
         roll, pitch, yaw = map(float, tokens[3:])
     except ValueError:
         return False
-    return abs(roll) <= _A_TURN and abs(pitch) <= _A_TURN and abs(yaw) <= _A_TURN
+    return abs(roll) <= A_TURN and abs(pitch) <= A_TURN and abs(yaw) <= A_TURN
 
 
 def _is_unit_vector(text: str) -> bool:
@@ -207,7 +206,7 @@ class _Lint:
         root = self.document.root
         self.visiting = root
         self.document_content(root)
-        scopes, linted = self.ctx.scopes, self.linted
+        scopes, linted, plain_poses, older = self.ctx.scopes, self.linted, self.ctx.plain_poses, self.older
         pending: list[tuple] = [(None, (root,), None)]  # (element, its children, the model or world it is in)
         while pending:
             parent, children, scope = pending.pop()
@@ -219,7 +218,10 @@ class _Lint:
                     # plain <pose> within a turn (most poses), a named element with a name and nothing
                     # else to look at (links, visuals, collisions, ...), a <geometry> of one shape
                     if tag == "pose":
-                        if element.keys() or parent is None or not _turns_less_than_once(text_of(element)):
+                        if element in plain_poses:  # read by the parse: only its attributes' versions to look at
+                            if older and element.keys():
+                                self.element(element, parent, scope)
+                        elif element.keys() or parent is None or not _turns_less_than_once(text_of(element)):
                             self.element(element, parent, scope)
                     elif tag in _NAME_ONLY:
                         name = element.get("name")

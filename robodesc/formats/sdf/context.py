@@ -18,7 +18,7 @@ import numpy as np
 
 from ...core.diagnostics import Diagnostic, Severity
 from ...core.errors import Location, MalformedPose, did_you_mean
-from ...core.transforms import IDENTITY
+from ...core.transforms import IDENTITY, pose_from_xyz_rpy
 from ..xml import Document, Element, LocatingValues
 from .desc import ModelDesc, Node, PoseRef, WorldDesc
 from .loader import Loader
@@ -33,6 +33,7 @@ from .spec import (
     is_custom,
 )
 from .values import (
+    A_TURN,
     parse_bool,
     parse_finite,
     parse_floats,
@@ -41,7 +42,7 @@ from .values import (
     plain_finite,
     plain_finites,
     plain_floats,
-    plain_pose,
+    plain_pose_numbers,
     text_of,
 )
 
@@ -66,6 +67,10 @@ class FileContext(LocatingValues):
         #: (parent tag, tag) of unknown elements -> [index of the one diagnostic about them, how many there are]
         self._unknown: dict[tuple[str | None, str], list[int]] = {}
         self._resources: dict[str, tuple[str | None, list[str]]] = {}  # URI -> what `resolve_resource` found
+        #: <pose>s read as plain `x y z roll pitch yaw` with every angle within a turn, of an owner whose
+        #: frames the reader resolves (`pose_value`): the lint, which would read them again, has nothing to
+        #: say about them but their attributes' versions (`checks._Lint.run`)
+        self.plain_poses: set[Element] = set()
 
     # -- where things are, what was noticed ------------------------------------------------
     def at(self, element: Element) -> Callable[[], Location]:
@@ -193,7 +198,9 @@ class FileContext(LocatingValues):
 
     def pose_value(self, element: Element) -> tuple[np.ndarray, str]:
         """A `<pose>`'s (matrix, relative_to), checked as libsdformat checks it: for a reader that needs
-        no location of its own for it (a shape's or an inertial's pose, of which a file has hundreds)."""
+        no location of its own for it (a shape's or an inertial's pose, of which a file has hundreds). Its
+        owner is a model, link, joint, frame, visual, collision, inertial or include, whose pose frames the
+        reader resolves: a plain pose within a turn is noted in `plain_poses` for the lint."""
         relative_to, degrees, rotation_format = "", False, "euler_rpy"
         # attributes through `get`, and only when there are any (most poses have none): `attrib` would
         # give every attribute-less <pose> a dict of its own
@@ -222,10 +229,13 @@ class FileContext(LocatingValues):
                     'remove degrees="true" or write the rotation as roll pitch yaw',
                 )
         text = text_of(element)
-        matrix = plain_pose(text) if rotation_format == "euler_rpy" and not degrees else None
-        if matrix is None:
-            matrix = parse_pose(text, rotation_format, degrees, self.at(element))
-        return matrix, relative_to
+        values = plain_pose_numbers(text) if rotation_format == "euler_rpy" and not degrees else None
+        if values is None:
+            return parse_pose(text, rotation_format, degrees, self.at(element)), relative_to
+        roll, pitch, yaw = angles = values[3:]
+        if abs(roll) <= A_TURN and abs(pitch) <= A_TURN and abs(yaw) <= A_TURN:
+            self.plain_poses.add(element)
+        return pose_from_xyz_rpy(values[:3], angles), relative_to
 
     def pose_of(self, element: Element, where: Location | None = None) -> PoseRef:
         """The element's `<pose>` (identity, in its default frame, when it has none, located at the element:

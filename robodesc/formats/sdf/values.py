@@ -31,6 +31,7 @@ from ...core.transforms import IDENTITY, make_pose, pose_from_xyz_rpy, quat_to_m
 from ..xml import plain_numbers
 
 __all__ = [
+    "A_TURN",
     "parse_bool",
     "parse_color",
     "parse_double",
@@ -38,7 +39,7 @@ __all__ = [
     "plain_color",
     "plain_finite",
     "plain_finites",
-    "plain_pose",
+    "plain_pose_numbers",
     "parse_int",
     "parse_pose",
     "parse_floats",
@@ -284,16 +285,17 @@ def parse_color(text: str, where: Where, construct: str) -> np.ndarray:
     )
 
 
-def plain_pose(text: str) -> np.ndarray | None:
-    """The pose `x y z roll pitch yaw` when `text` is exactly six plain, finite decimal numbers (what
-    `parse_pose` then returns for roll, pitch and yaw in radians); None for anything else, which
+def plain_pose_numbers(text: str) -> list[float] | None:
+    """`x y z roll pitch yaw` when `text` is exactly six plain, finite decimal numbers (then `parse_pose`
+    returns the pose of these numbers, roll, pitch and yaw in radians); None for anything else, which
     `parse_pose` decides."""
     tokens = text.split(None, 6)
-    if len(tokens) == 6:
-        values = _plain_tokens(tokens)
-        if values is not None:
-            return pose_from_xyz_rpy(values[:3], values[3:])
-    return None
+    return _plain_tokens(tokens) if len(tokens) == 6 else None
+
+
+#: An angle up to this (in radians) is no more than a turn: a pose whose angles are all within it is one
+#: the lint has nothing to say about (`checks._Lint.angles`).
+A_TURN = 2.0 * math.pi + 1e-9
 
 
 def parse_pose(text: str, rotation_format: str, degrees: bool, where: Where) -> np.ndarray:
