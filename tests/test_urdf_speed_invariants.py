@@ -84,3 +84,38 @@ def test_poses_that_overflow_are_refused_as_before(offsets: tuple[str, str], fai
     with pytest.raises(InvalidValue, match="world pose of body 'c'") as error:
         robodesc.loads(text, format="urdf")
     assert error.value.location.element == "/robot[@name='r']/joint[@name='j2']"
+
+
+_JOINT = '<link name="a"/><link name="b"/><joint name="j" type="{}"><parent link="a"/><child link="b"/>{}</joint>'
+
+
+@pytest.mark.parametrize(
+    ("kind", "children", "limits", "dynamics"),
+    [
+        ("revolute", '<limit effort="2" velocity="3"/><dynamics friction="0.5"/>', (0.0, 0.0, 3.0, 2.0), (0.0, 0.5)),
+        ("revolute", '<limit lower="-1" upper="1" effort="2" velocity="3"/>', (-1.0, 1.0, 3.0, 2.0), (0.0, 0.0)),
+        ("continuous", '<dynamics damping="0.25"/><limit effort="2" velocity="3"/>', (None, None, 3, 2), (0.25, 0)),
+        ("fixed", '<dynamics damping="1e308" friction="1e308"/>', (None, None, None, None), (1e308, 1e308)),
+    ],
+)
+def test_limit_and_dynamics_numbers_read_in_one_pass_keep_their_defaults(
+    kind: str, children: str, limits: tuple, dynamics: tuple
+) -> None:
+    joint = robodesc.loads(_robot(_JOINT.format(kind, children)), format="urdf").joints["j"]
+    assert (joint.limits.lower, joint.limits.upper, joint.limits.velocity, joint.limits.effort) == limits
+    assert (joint.dynamics.damping, joint.dynamics.friction) == dynamics
+
+
+@pytest.mark.parametrize(
+    ("children", "construct"),
+    [
+        ('<limit lower="x" effort="1" velocity="1"/><dynamics damping="y"/>', "limit/@lower"),
+        ('<limit effort="1"/><dynamics damping="y"/>', "limit/@velocity"),
+        ('<limit effort="1" velocity="1"/><dynamics damping="1_0"/>', "dynamics/@damping"),
+        ('<limit effort="1" velocity="1"/><dynamics/>', "dynamics"),
+    ],
+)
+def test_a_fault_in_limit_or_dynamics_is_reported_as_before(children: str, construct: str) -> None:
+    with pytest.raises(robodesc.RobodescError) as caught:
+        robodesc.loads(_robot(_JOINT.format("revolute", children)), format="urdf")
+    assert caught.value.construct == construct

@@ -624,11 +624,15 @@ class _UrdfReader:
         parent = self._joint_end(element, parts, name, "parent")
         child = self._joint_end(element, parts, name, "child")
         origin = self._pose(parts.get("origin"))
+        limit_el, dynamics_el = parts.get("limit"), parts.get("dynamics")
+        numbers = self._joint_numbers(limit_el, dynamics_el)
+        limit_numbers = numbers[:4] if numbers is not None and limit_el is not None else None
+        dynamics_numbers = numbers[-2:] if numbers is not None and dynamics_el is not None else None
         self._joint_parts[name] = element
         extras: dict[str, Any] = {}  # the steps below note what the model has no field for
         axis = self._joint_axis(name, kind, parts.get("axis"), extras)
-        limits = self._joint_limits(name, kind, element, parts.get("limit"), extras)
-        dynamics, mimic = self._joint_dynamics_and_mimic(name, parts)
+        limits = self._joint_limits(name, kind, element, limit_el, extras, limit_numbers)
+        dynamics, mimic = self._joint_dynamics_and_mimic(name, parts, dynamics_numbers)
         self._joint_urdf_only(parts, extras)
         self._joint_kept(name, element, parts, extras)
         location = self.values.where(element)
@@ -637,6 +641,26 @@ class _UrdfReader:
         return Joint(
             name, kind, parent, child, origin, axis, None, limits, None, dynamics, mimic, 0.0, 0.0, location, extras
         )
+
+    def _joint_numbers(self, limit: Element | None, dynamics: Element | None) -> list[float] | None:
+        """The numbers of the joint's <limit> (lower, upper, effort, velocity) and <dynamics> (damping,
+        friction), as far as they are written, in one `plain_numbers` pass instead of one each. None
+        when any is not plain or a required attribute is missing: then `_joint_limits` and
+        `_joint_dynamics_and_mimic` read their own, in their order, and report the fault as before. An
+        attribute with a default (lower, upper, damping, friction) stands as "0" where not written:
+        float("0") is that default."""
+        texts: list[Any] = []
+        if limit is not None:
+            attrib = limit.attrib
+            texts += [attrib.get("lower", "0"), attrib.get("upper", "0"), attrib.get("effort"), attrib.get("velocity")]
+        if dynamics is not None:
+            attrib = dynamics.attrib
+            if "damping" not in attrib and "friction" not in attrib:
+                return None
+            texts += [attrib.get("damping", "0"), attrib.get("friction", "0")]
+        if not texts or None in texts:
+            return None
+        return plain_numbers(texts, "".join(texts))
 
     def _joint_type(self, element: Element, name: str) -> JointType:
         """The type decides which of the other children apply, so it is read first; an unknown type
@@ -714,11 +738,18 @@ class _UrdfReader:
         return np.array([x / norm for x in xyz])  # numpy's element-wise division, bit for bit
 
     def _joint_limits(
-        self, name: str, kind: JointType, element: Element, limit_el: Element | None, extras: dict[str, Any]
+        self,
+        name: str,
+        kind: JointType,
+        element: Element,
+        limit_el: Element | None,
+        extras: dict[str, Any],
+        numbers: list[float] | None,
     ) -> Limits:
         """The joint's <limit>, read and checked on every joint type, as urdfdom does, but only revolute
         and prismatic joints need one and keep its lower/upper (ROS ignores them elsewhere); dropped ones
-        are kept as written for `robodesc check`. Without <limit>, every field stays None."""
+        are kept as written for `robodesc check`. Without <limit>, every field stays None. `numbers` are
+        its four numbers when `_joint_numbers` read them."""
         v = self.values
         bounded = kind in (JointType.REVOLUTE, JointType.PRISMATIC)
         if limit_el is None:
@@ -731,7 +762,9 @@ class _UrdfReader:
                     suggestion='add <limit lower="..." upper="..." effort="..." velocity="..."/>',
                 )
             return Limits()
-        lower, upper, effort, velocity = v.numbers_of(limit_el, _LIMIT_KEYS, _LIMIT_DEFAULTS)
+        if numbers is None:
+            numbers = v.numbers_of(limit_el, _LIMIT_KEYS, _LIMIT_DEFAULTS)
+        lower, upper, effort, velocity = numbers
         if bounded:
             return Limits(lower, upper, velocity, effort)
         if "lower" in limit_el.attrib or "upper" in limit_el.attrib:  # reported by checks.py
@@ -740,10 +773,13 @@ class _UrdfReader:
             facts["limit_location"] = v.where(limit_el)
         return Limits(None, None, velocity, effort)
 
-    def _joint_dynamics_and_mimic(self, name: str, parts: dict[str, Element]) -> tuple[Dynamics, Mimic | None]:
+    def _joint_dynamics_and_mimic(
+        self, name: str, parts: dict[str, Element], numbers: list[float] | None
+    ) -> tuple[Dynamics, Mimic | None]:
         """<dynamics> and <mimic> (from the joint's `_first_children`), which the model holds as typed
-        fields. urdfdom refuses a <dynamics> with neither damping nor friction; whether a mimic's leader
-        exists is checked in `_check_mimics`, once all joints are read."""
+        fields (`numbers`: the damping and friction when `_joint_numbers` read them). urdfdom refuses a
+        <dynamics> with neither damping nor friction; whether a mimic's leader exists is checked in
+        `_check_mimics`, once all joints are read."""
         v = self.values
         dynamics_el = parts.get("dynamics")
         if dynamics_el is None:
@@ -757,8 +793,9 @@ class _UrdfReader:
                     construct="dynamics",
                     suggestion='add damping="..." or friction="...", or remove <dynamics>',
                 )
-            damping, friction = v.numbers_of(dynamics_el, ("damping", "friction"), (0.0, 0.0))
-            dynamics = Dynamics(damping, friction)
+            if numbers is None:
+                numbers = v.numbers_of(dynamics_el, ("damping", "friction"), (0.0, 0.0))
+            dynamics = Dynamics(*numbers)
         mimic_el = parts.get("mimic")
         if mimic_el is None:
             return dynamics, None
