@@ -16,7 +16,7 @@ from robodesc.core.resources import LoadContext
 from robodesc.core.transforms import IDENTITY, make_pose, quat_to_matrix
 from robodesc.formats.mjcf.attributes import Attributes
 from robodesc.formats.mjcf.prepare import prepare_file
-from robodesc.formats.mjcf.records import placed
+from robodesc.formats.mjcf.records import placed, pose_array
 from robodesc.formats.mjcf.state import LoadState
 from robodesc.formats.xml import parse_xml
 
@@ -72,8 +72,8 @@ def test_poses_from_floats_are_the_numpy_poses(orientation: str | None) -> None:
         for where in (IDENTITY, frame):
             expected_placed = placed(where, expected)
             assert _bits(read.placed_pose(element, attrs, where)) == _bits(expected_placed)
-            pair = read.poses(element, attrs, where)
-            assert [_bits(p) for p in pair] == [_bits(expected), _bits(expected_placed)]
+            written, placed_pose = read.poses(element, attrs, where)  # (the written pose as its numbers)
+            assert [_bits(pose_array(*written)), _bits(placed_pose)] == [_bits(expected), _bits(expected_placed)]
 
 
 def test_signed_zeros_are_covered() -> None:

@@ -41,6 +41,7 @@ from ...core.transforms import (
 )
 from ..xml import Element, Values, plain_numbers, to_xml
 from .mujoco_math import MJ_MINVAL
+from .records import IDENTITY_ROTATION, Rotation, pose_array
 from .state import FileScope, LoadState
 
 _AXIS_EPS = 1e-6  # MuJoCo's mjEPS: shorter axes (axisangle, xyaxes, zaxis) are errors
@@ -53,10 +54,7 @@ ACTUATORS = {"general", "motor", "position", "velocity", "intvelocity", "damper"
 _DEFAULTABLE = {"joint", "geom", "site", "camera", "light", "mesh", "material", "pair", "equality", "tendon"}
 _DEFAULTABLE |= ACTUATORS
 _IDENTITY_QUAT = (1.0, 0.0, 0.0, 0.0)
-#: The entries of a 3x3 rotation matrix, row by row.
-_Rotation = tuple[float, ...]
-_IDENTITY_ROTATION: _Rotation = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0)  # IDENTITY's, +0 included
-_NO_ROTATION = (_IDENTITY_ROTATION, _IDENTITY_ROTATION)  # as computed and +0 added: the same
+_NO_ROTATION = (IDENTITY_ROTATION, IDENTITY_ROTATION)  # as computed and +0 added: the same
 T = TypeVar("T")
 
 
@@ -250,7 +248,7 @@ class Attributes:
         the translation is the identity's (+0, as MuJoCo's default 0 0 0 gives), without a rotation
         written or inherited the rotation is too (the identity quaternion's matrix, bit for bit)."""
         pos, rotation = self._pose_numbers(element, attrs)
-        return _pose_array(rotation[0], pos)
+        return pose_array(rotation[0], pos)
 
     def placed_pose(self, element: Element, attrs: dict[str, str], frame: np.ndarray) -> np.ndarray:
         """``placed(frame, self.pose(element, attrs))``: the element's pose in its body, where `frame`
@@ -259,19 +257,22 @@ class Attributes:
         if frame is not IDENTITY:
             return frame @ self.pose(element, attrs)
         pos, rotation = self._pose_numbers(element, attrs)
-        return _pose_array(rotation[1], None if pos is None else [p + 0.0 for p in pos])
+        return pose_array(rotation[1], None if pos is None else [p + 0.0 for p in pos])
 
-    def poses(self, element: Element, attrs: dict[str, str], frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The pose written on the element and `placed_pose` (a body keeps both), from one reading."""
+    def poses(
+        self, element: Element, attrs: dict[str, str], frame: np.ndarray
+    ) -> tuple[tuple[Rotation, list[float] | None], np.ndarray]:
+        """The pose written on the element, as the numbers `records.pose_array` takes, and `placed_pose`
+        (a body keeps both), from one reading."""
         pos, rotation = self._pose_numbers(element, attrs)
-        written = _pose_array(rotation[0], pos)
+        written = (rotation[0], pos)
         if frame is not IDENTITY:
-            return written, frame @ written
-        return written, _pose_array(rotation[1], None if pos is None else [p + 0.0 for p in pos])
+            return written, frame @ pose_array(*written)
+        return written, pose_array(rotation[1], None if pos is None else [p + 0.0 for p in pos])
 
     def _pose_numbers(
         self, element: Element, attrs: dict[str, str]
-    ) -> tuple[list[float] | None, tuple[_Rotation, _Rotation]]:
+    ) -> tuple[list[float] | None, tuple[Rotation, Rotation]]:
         """The element's pos (None when not written) and its rotation's entries (`_rotation_entries`),
         read in MuJoCo's order: a bad pos is reported before a bad orientation."""
         pos = self.floats(element, attrs, "pos", 3)
@@ -279,7 +280,7 @@ class Attributes:
             return pos, _NO_ROTATION
         return pos, self._rotation_entries(element, attrs)
 
-    def _rotation_entries(self, element: Element, attrs: dict[str, str]) -> tuple[_Rotation, _Rotation]:
+    def _rotation_entries(self, element: Element, attrs: dict[str, str]) -> tuple[Rotation, Rotation]:
         """The entries of the element's rotation matrix (of `quat`), row by row, as computed and with +0
         added. The same specifier with the same text under the same angle settings gives the same
         matrix: worked out once per load (robots repeat their orientations, turning a cylinder or a
@@ -385,15 +386,6 @@ class Attributes:
         if not math.isfinite(sum(q * q for q in quat)):
             quat = [q / norm for q in quat]
         return quat
-
-
-def _pose_array(rotation: _Rotation, pos: list[float] | None) -> np.ndarray:
-    """A 4x4 pose of rotation entries (row by row) and a translation (None: the identity's +0)."""
-    x, y, z = (0.0, 0.0, 0.0) if pos is None else pos
-    r = rotation
-    pose = np.array((r[0], r[1], r[2], x, r[3], r[4], r[5], y, r[6], r[7], r[8], z, 0.0, 0.0, 0.0, 1.0))
-    pose.shape = (4, 4)  # in place: one array, no view of another
-    return pose
 
 
 def merged(inherited: dict[str, str], own: dict[str, str]) -> dict[str, str]:

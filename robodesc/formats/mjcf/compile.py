@@ -181,7 +181,9 @@ def _body_inertia(body: Body, info: _MassBody, c: Compiler) -> None:
                 0.0, np.zeros(3), boundmass=c.boundmass, boundinertia=c.boundinertia
             )
             # such a body's inertial frame is, in MuJoCo, its pose as written (measured on mujoco 4.0)
-            written = info.spec.written if info.spec.written is not None else IDENTITY
+            written = info.spec.written
+            if written is None:
+                written = IDENTITY
             info.principal = Principal(mass, written[:3, 3].copy(), matrix_to_quat(written[:3, :3]), moments)
         else:
             body.inertial = None

@@ -39,7 +39,7 @@ from .attributes import Attributes
 from .elements import generated_joint
 from .mujoco_math import MJ_MINVAL
 from .prepare import asset_path
-from .records import BodySpec, JointSpec, Principal
+from .records import IDENTITY_ROTATION, BodySpec, JointSpec, Principal
 
 TYPES = ("grid", "box", "cylinder", "ellipsoid", "square", "disc", "circle", "mesh", "gmsh", "direct")
 DOFS = ("full", "radial", "trilinear", "quadratic", "2d")
@@ -656,7 +656,7 @@ def _body(
     read.unique(element, name, "body", read.state.body_names)
     read.state.body_names.add(name)
     pose = make_pose(IDENTITY[:3, :3], position)
-    body = BodySpec(name, pose, pose, read.where(element))
+    body = BodySpec(name, pose, (IDENTITY_ROTATION, pose[:3, 3].tolist()), read.where(element))
     moment = mass * 2.0 * inertiabox * inertiabox / 3.0
     body.inertial = Principal(mass, np.zeros(3), np.array([1.0, 0.0, 0.0, 0.0]), np.full(3, moment))
     for axis in axes:
@@ -833,7 +833,7 @@ def _twist_bodies(read: Attributes, element: Element, fc: _Flexcomp, count: int)
     for name in names:
         read.unique(element, name, "body", read.state.body_names)
         read.state.body_names.add(name)
-        body = BodySpec(name, IDENTITY.copy(), IDENTITY.copy(), read.where(element))
+        body = BodySpec(name, IDENTITY.copy(), (IDENTITY_ROTATION, None), read.where(element))
         body.inertial = Principal(1e-9, np.zeros(3), np.array([1.0, 0.0, 0.0, 0.0]), np.full(3, moment))
         body.items.append(generated_joint(read, element, None, {"type": "hinge", "name": name, "axis": "1 0 0"}))
         bodies.append(body)

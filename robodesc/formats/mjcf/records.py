@@ -17,7 +17,7 @@ bodies and elements kept as written, in the order the file has them (which is th
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -75,6 +75,20 @@ class Compiler:
     def angle(self, value: float) -> float:
         """An angle as written (degrees or radians, as `angle` says), in radians."""
         return math.radians(value) if self.degree else value
+
+
+#: The entries of a 3x3 rotation matrix, row by row.
+Rotation = tuple[float, ...]
+IDENTITY_ROTATION: Rotation = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0)  # IDENTITY's, +0 included
+
+
+def pose_array(rotation: Rotation, pos: Sequence[float] | None) -> np.ndarray:
+    """A 4x4 pose of rotation entries (row by row) and a translation (None: the identity's +0)."""
+    x, y, z = (0.0, 0.0, 0.0) if pos is None else pos
+    r = rotation
+    pose = np.array((r[0], r[1], r[2], x, r[3], r[4], r[5], y, r[6], r[7], r[8], z, 0.0, 0.0, 0.0, 1.0))
+    pose.shape = (4, 4)  # in place: one array, no view of another
+    return pose
 
 
 def placed(frame: np.ndarray, local: np.ndarray) -> np.ndarray:
@@ -218,10 +232,18 @@ class BodySpec:
 
     name: str
     pose: np.ndarray  # in the parent body: enclosing frames, replicate copies and attachment applied
-    written: np.ndarray | None  # the pose written on the <body> alone (None for the world)
+    #: the pose written on the <body> alone as `pose_array`'s numbers (None for the world): the compile
+    #: stage needs it only for a body without mass under boundmass (`written`), and an array made for
+    #: every body cost more than the rest of its pose
+    written_numbers: tuple[Rotation, Sequence[float] | None] | None
     location: Location
     inertial: Principal | None = None  # an <inertial>, in principal form
     items: list[BodyItem] = field(default_factory=list)
+
+    @property
+    def written(self) -> np.ndarray | None:
+        """The pose written on the <body> alone (None for the world), made anew."""
+        return None if self.written_numbers is None else pose_array(*self.written_numbers)
 
 
 #: What a body holds; an `Extra` is an element kept as written (camera, light, unnamed site, ...).
