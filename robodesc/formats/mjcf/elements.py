@@ -557,7 +557,7 @@ def _mesh_geometry(read: Attributes, asset: MeshAsset, made_by: str | None) -> t
     the mesh frame here, so the shape needs only the geom's pose and the scale; a file is drawn with
     the scale and the mesh's rigid placement (`MeshFrame.placement`)."""
     frame = asset.frame()
-    scale = np.array(frame.scale, dtype=float)
+    scale = frame.scale.copy()
     if made_by is not None:
         return Mesh(uri=f"plugin:{made_by}", scale=scale, path=None, tried=[]), frame.placement
     uri = asset.attrs.get("file") or f"mesh:{asset.attrs.get('name', '')}"

@@ -29,7 +29,7 @@ class MeshFrame:
     """Where a mesh file's vertices sit in its geom's frame; one for every mesh of a load that writes
     the same scale, refpos and refquat (most write none)."""
 
-    scale: list[float]
+    scale: np.ndarray  # read-only: each mesh shape takes a copy (one copy costs less than an array from numbers)
     reference: np.ndarray  # the frame (refpos, refquat) the file's vertices are written in, as a 4x4 pose
     #: the rigid pose X with ``X (scale * v) = scale * R^T (v - refpos)`` when one exists, which places the
     #: file's scaled vertices in the geom frame. MuJoCo moves vertices into the mesh frame as ``scale *
@@ -75,11 +75,11 @@ class MeshAsset:
 
     def _read_frame(self) -> MeshFrame:
         read, element, attrs = self.read, self.element, self.attrs
-        scale = read.floats(element, attrs, "scale", 3, [1.0, 1.0, 1.0])
+        scale = np.array(read.floats(element, attrs, "scale", 3, [1.0, 1.0, 1.0]), dtype=float)
         refpos = np.array(read.floats(element, attrs, "refpos", 3, [0.0, 0.0, 0.0]))
         reference = make_pose(quat_to_matrix(read.refquat(element, attrs)), refpos)
-        placement = _rigid_placement(np.array(scale, dtype=float), reference[:3, :3], refpos)
-        reference.flags.writeable = placement.flags.writeable = False
+        placement = _rigid_placement(scale, reference[:3, :3], refpos)
+        scale.flags.writeable = reference.flags.writeable = placement.flags.writeable = False
         return MeshFrame(scale, reference, placement)
 
     def processed(self) -> ProcessedMesh:
