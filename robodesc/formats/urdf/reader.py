@@ -154,7 +154,8 @@ class _UrdfReader:
         #: (parent tag, tag) of unknown elements -> [index of the one diagnostic about them, how many there are]
         self._unknown: dict[tuple[str, str], list[int]] = {}
         #: (xyz, rpy) as written -> the pose they make and the largest of its xyz in magnitude (see `_pose`);
-        #: the pose is never handed out, only copies of it
+        #: the pose is the first record's, and every later record gets a copy of it (nothing changes a
+        #: record's arrays while the load runs, and the cache goes with the reader)
         self._poses: dict[tuple[str | None, str | None], tuple[np.ndarray, float]] = {}
         #: the sum of that largest coordinate over every origin read: no body is farther from the root
         #: than three times this (see `read`)
@@ -171,15 +172,20 @@ class _UrdfReader:
     def _pose(self, element: Element | None) -> np.ndarray:
         """The 4x4 pose of an <origin> element (identity when absent). A pose depends on nothing but
         the two attributes' text, and most files write few origins many times (`0 0 0` on nearly every
-        visual and collision), so each text is turned into a pose once per load and copied after. Each
-        origin's largest coordinate is added to `_reach` (the bound `read` checks poses with)."""
+        visual and collision), so each text is turned into a pose once per load, handed to the first
+        record that has it and copied for the others. Each origin's largest coordinate is added to
+        `_reach` (the bound `read` checks poses with)."""
         if element is None:
             return IDENTITY.copy()
         key = (element.get("xyz"), element.get("rpy"))
         found = self._poses.get(key)
         if found is None:
             xyz, rpy = self._xyz_rpy(element)
-            found = self._poses[key] = (pose_from_xyz_rpy(xyz, rpy), max(map(abs, xyz)))
+            largest = max(map(abs, xyz))
+            self._reach += largest
+            pose = pose_from_xyz_rpy(xyz, rpy)
+            self._poses[key] = (pose, largest)
+            return pose
         pose, largest = found
         self._reach += largest
         return pose.copy()
@@ -496,11 +502,12 @@ class _UrdfReader:
             )
             return None
         numbers = self._mass_numbers(mass_el, inertia_el, origin)
-        tensor = np.array(numbers)[_INERTIA_TENSOR]
+        array = np.array(numbers)  # the tensor and the centre of mass are taken from it (no second array of a list)
+        tensor = array[_INERTIA_TENSOR]
         if numbers[10] or numbers[11] or numbers[12]:  # the tensor is given in the <origin> frame: turn it
             rotation = rpy_to_matrix(*numbers[10:])
             tensor = rotation @ tensor @ rotation.T
-        return Inertial(numbers[0], np.array(numbers[7:10]), tensor)  # body axes; the xyz floats: a float array
+        return Inertial(numbers[0], array[7:10].copy(), tensor)  # body axes; the xyz: a float array of its own
 
     def _mass_numbers(self, mass_el: Element, inertia_el: Element, origin: Element | None) -> list[float]:
         """The mass, the six inertia numbers and the origin's xyz and rpy (zeros where not written), 13
@@ -596,12 +603,14 @@ class _UrdfReader:
             return None
         key = (uri, element.get("scale"))
         found = self._meshes.get(key)
+        own = None  # a scale this mesh may keep: the one `_array` made for the first mesh of the key
         if found is None:  # the first <mesh> of this file and scale: its scale read, its file looked for
-            scale = self._array(element, "scale", 3) if key[1] is not None else _ONES3
+            own = scale = self._array(element, "scale", 3) if key[1] is not None else None
             # the mesh's location is said only by a confined load's refusal and the diagnostic below: a
             # mesh found in an unconfined load (nearly every one) is never located
             confined = self.context.allowed_roots is not None
-            found = self._meshes[key] = (scale, *self.context.resolve(uri, v.where(element) if confined else None))
+            resolved = self.context.resolve(uri, v.where(element) if confined else None)
+            found = self._meshes[key] = (_ONES3 if scale is None else scale, *resolved)
         scale, path, tried = found
         if path is None:
             self.model.diagnose(
@@ -611,7 +620,8 @@ class _UrdfReader:
                 v.where(element),
                 "pass search_paths=[...] or set ROS_PACKAGE_PATH",
             )
-        return Mesh(uri, scale.copy(), path, list(tried))  # each mesh its own, as before
+        # each mesh its own scale (later meshes of a key copy the first one's: nothing changes it while loading)
+        return Mesh(uri, scale.copy() if own is None else own, path, list(tried))
 
     # -- joints --------------------------------------------------------------------------------
     def _joint(self, element: Element, joints: dict) -> Joint:
