@@ -300,21 +300,16 @@ class DetachedDocument:
 
     `Document.line_of` and `path_of` answer for elements of the tree, which every `Location` made by
     `Values.where` used to keep alive (three quarters of what a loaded URDF model held). A location
-    made by `LocatingValues.where` names its element by its place in document order instead, and asks
-    this object, which answers from the parsed document (`attached`) while the reader runs and, once
-    `LocatingValues.detach` has let go of it, parses the bytes again on the first question: the same
-    bytes give the same tree, so the same line and element path."""
+    detached by `LocatingValues.detach` names its element by its place in document order instead, and
+    asks this object, which parses the bytes again on the first question: the same bytes give the
+    same tree, so the same line and element path."""
 
     __slots__ = ("source", "_data", "_parsed")
 
-    def __init__(self, data: _Mended, source: str | None, attached: Document | None = None) -> None:
+    def __init__(self, data: _Mended, source: str | None) -> None:
         self.source = source
         self._data = data
-        self._parsed: Document | None = attached
-
-    def let_go(self) -> None:
-        """Forget the parsed tree (if any): the next question parses the bytes again."""
-        self._parsed = None
+        self._parsed: Document | None = None
 
     def _document(self) -> Document:
         if self._parsed is None:  # (the bytes parsed before, so they have a root)

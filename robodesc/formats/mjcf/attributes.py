@@ -85,7 +85,9 @@ class Attributes:
     def require(
         self, condition: object, kind: type[RobodescError], element: Element, message: str, **details: str | None
     ) -> None:
-        """Raise `error(kind, element, message, ...)` unless `condition` holds."""
+        """Raise `error(kind, element, message, ...)` unless `condition` holds. Its arguments (the
+        message's f-string, the details) are made even when the condition holds, so a check every
+        joint or inertial passes tests its condition itself and raises `error` only when it fails."""
         if not condition:
             raise self.values_of(element).error(kind, element, message, **details)
 

@@ -216,7 +216,6 @@ def _limited(read: Attributes, element: Element, attrs: dict[str, str], kind: st
             InvalidValue, element, f"limited={value!r} must be true, false or auto", construct=f"{element.tag}/@limited"
         )
     low, high = read.floats(element, attrs, "range", 2, [0.0, 0.0])
-    # (not `read.require` below: its messages and arguments cost more, for every joint)
     if value == "auto":
         if not (read.scope.compiler.autolimits or (low == 0 and high == 0)):
             raise read.error(
@@ -294,7 +293,7 @@ def read_inertial(read: Attributes, element: Element) -> Principal:
 
 def _required(read: Attributes, element: Element, name: str, count: int, suggestion: str) -> list[float]:
     values = read.floats(element, element.attrib, name, count)
-    if values is None:  # (not `read.require`: its message and arguments cost more, for every inertial)
+    if values is None:
         raise read.error(
             MissingAttribute,
             element,

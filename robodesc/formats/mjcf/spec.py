@@ -158,7 +158,7 @@ class _Walker:
                 named = bool(attrs.get("name"))
                 items.append(read_site(read, child, attrs, frame, active) if named else read.extra(child, body.name))
             elif tag in ("joint", "freejoint"):
-                if body.name == "world":  # (not `read.require`: its arguments cost more, for every joint)
+                if body.name == "world":
                     raise read.error(
                         InvalidValue,
                         child,

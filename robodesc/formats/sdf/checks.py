@@ -54,7 +54,7 @@ from .context import FileContext
 from .desc import ModelDesc, WorldDesc
 from .geometry import SHAPE_PRECEDENCE
 from .spec import GEOMETRY_TAGS
-from .values import A_TURN, text_of
+from .values import A_TURN, text_of, within_a_turn
 
 #: Sensor types libsdformat 16's `Sensor::Load` accepts (any other is an error there).
 SENSOR_TYPES = frozenset(
@@ -121,7 +121,7 @@ def _turns_less_than_once(text: str) -> bool:
         roll, pitch, yaw = map(float, tokens[3:])
     except ValueError:
         return False
-    return abs(roll) <= A_TURN and abs(pitch) <= A_TURN and abs(yaw) <= A_TURN
+    return within_a_turn(roll, pitch, yaw)
 
 
 def _is_unit_vector(text: str) -> bool:
@@ -339,7 +339,7 @@ class _Lint:
 
     def angles(self, element, parent, angles: list[float], degrees: bool) -> None:
         if not degrees:  # 90, 45, 22.5: whole or half numbers beyond a turn (radians past 2 pi are rarely round)
-            large = [a for a in angles if abs(a) > _TWO_PI + 1e-9 and abs(2 * a - round(2 * a)) < 1e-9]
+            large = [a for a in angles if abs(a) > A_TURN and abs(2 * a - round(2 * a)) < 1e-9]
             if large:
                 self.add(
                     Severity.WARNING,

@@ -33,7 +33,6 @@ from .spec import (
     is_custom,
 )
 from .values import (
-    A_TURN,
     parse_bool,
     parse_finite,
     parse_floats,
@@ -44,6 +43,7 @@ from .values import (
     plain_floats,
     plain_pose_numbers,
     text_of,
+    within_a_turn,
 )
 
 
@@ -232,8 +232,8 @@ class FileContext(LocatingValues):
         values = plain_pose_numbers(text) if rotation_format == "euler_rpy" and not degrees else None
         if values is None:
             return parse_pose(text, rotation_format, degrees, self.at(element)), relative_to
-        roll, pitch, yaw = angles = values[3:]
-        if abs(roll) <= A_TURN and abs(pitch) <= A_TURN and abs(yaw) <= A_TURN:
+        angles = values[3:]
+        if within_a_turn(*angles):
             self.plain_poses.add(element)
         return pose_from_xyz_rpy(values[:3], angles), relative_to
 

@@ -32,6 +32,7 @@ from ..xml import plain_numbers
 
 __all__ = [
     "A_TURN",
+    "within_a_turn",
     "parse_bool",
     "parse_color",
     "parse_double",
@@ -296,6 +297,11 @@ def plain_pose_numbers(text: str) -> list[float] | None:
 #: An angle up to this (in radians) is no more than a turn: a pose whose angles are all within it is one
 #: the lint has nothing to say about (`checks._Lint.angles`).
 A_TURN = 2.0 * math.pi + 1e-9
+
+
+def within_a_turn(roll: float, pitch: float, yaw: float) -> bool:
+    """Whether no angle (in radians) is beyond a turn (`A_TURN`)."""
+    return abs(roll) <= A_TURN and abs(pitch) <= A_TURN and abs(yaw) <= A_TURN
 
 
 def parse_pose(text: str, rotation_format: str, degrees: bool, where: Where) -> np.ndarray:
