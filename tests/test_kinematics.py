@@ -174,6 +174,46 @@ def test_mimic_loop_in_a_hand_built_model_is_a_configuration_error():
         model.forward_kinematics()
 
 
+
+def test_a_mimic_chain_longer_than_the_recursion_limit_compiles():
+    """Each follower's source is worked out by walking up its leaders in a loop: a chain of mimics
+    as long as the model does not hit Python's recursion limit."""
+    import sys
+
+    count = sys.getrecursionlimit() + 500
+    model = Model(name="m")
+    model.bodies["base"] = Body("base")
+    for k in range(count):  # each joint follows the next one, and the last one leads them all
+        mimic = Mimic(f"j{k + 1}", multiplier=1.0, offset=0.001) if k < count - 1 else None
+        model.joints[f"j{k}"] = Joint(f"j{k}", JointType.PRISMATIC, "base", f"b{k}", axis=(1, 0, 0), mimic=mimic)
+        model.bodies[f"b{k}"] = Body(f"b{k}", parent="base", joints=(f"j{k}",))
+    kin = model.kinematics
+    assert kin.joint_names == [f"j{count - 1}"]
+    poses = model.forward_kinematics({f"j{count - 1}": 0.5})
+    assert poses["b0"][0, 3] == pytest.approx(0.5 + 0.001 * (count - 1), rel=1e-12)
+
+
+def test_a_dropped_model_and_its_compiled_tree_need_no_cyclic_collector():
+    """A compiled tree holds no reference cycle (a recursive closure used to keep it, and the joints
+    it refers to, alive until the cyclic collector ran)."""
+    import gc
+
+    model = urdf(
+        links("base", "a", "b")
+        + joint("lead", "prismatic", "base", "a", axis="1 0 0")
+        + joint("follow", "prismatic", "base", "b", axis="0 1 0", extra='<mimic joint="lead" multiplier="2"/>')
+    )
+    gc.collect()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        model.kinematics
+        del model
+        gc.collect()
+        assert [type(thing).__name__ for thing in gc.garbage] == []
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+
 # -- the demo arm ---------------------------------------------------------------------------------------
 
 

@@ -44,7 +44,7 @@ from .transforms import IDENTITY, skew
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
 
-    from .model import Joint, Model
+    from .model import Joint, Mimic, Model
 
 _CHUNK_ELEMENTS = 1 << 14  # bodies x configurations evaluated per pass: keeps work arrays in cache
 _THREAD_ELEMENTS = 1 << 14  # bodies x configurations worth a thread of numpy evaluation
@@ -469,20 +469,28 @@ class Kinematics:
         zero = self.nq  # a column that always holds 0 (a fixed joint as leader)
         source: dict[str, Any] = dict(self._own_sources)  # only mimic followers and loop closures are left
 
-        def resolve(joint: Joint, seen: tuple[str, ...]) -> Any:
-            if joint.name in source:
-                return source[joint.name]
-            if joint.mimic is None:
-                sl = self.layout.get(joint.name)
-                result: tuple[int, float, float] | slice
-                if sl is None:  # a leader off the tree (a loop closure) takes no value: it is held at 0
-                    result = (zero, 0.0, 0.0)
-                else:
-                    result = (sl.start, 1.0, 0.0) if joint.dof == 1 else sl
-            else:
-                if joint.name in seen:
+        def resolve(joint: Joint) -> None:
+            # Up the chain of leaders to a joint whose source is known, then back down: a loop, not
+            # a recursion (a chain of mimics may be as long as the model), and no closure that
+            # refers to itself (which would keep this compiled tree alive until the cyclic collector).
+            chain: list[Joint] = []  # the followers met, each with its mimic
+            links: list[Mimic] = []
+            named: set[str] = set()
+            while True:
+                if joint.name in source:
+                    base = source[joint.name]
+                    break
+                if joint.mimic is None:
+                    sl = self.layout.get(joint.name)
+                    if sl is None:  # a leader off the tree (a loop closure) takes no value: it is held at 0
+                        base = (zero, 0.0, 0.0)
+                    else:
+                        base = (sl.start, 1.0, 0.0) if joint.dof == 1 else sl
+                    source[joint.name] = base
+                    break
+                if joint.name in named:
                     raise ConfigurationError(
-                        "mimic joints form a loop: " + " -> ".join((*seen, joint.name)),
+                        "mimic joints form a loop: " + " -> ".join([j.name for j in chain] + [joint.name]),
                         location=joint.location,
                         construct=joint.name,
                     )
@@ -493,18 +501,23 @@ class Kinematics:
                         location=joint.location,
                         construct=joint.name,
                     )
-                column, mult, off = (
-                    (zero, 0.0, 0.0) if leader is None or leader.dof == 0 else resolve(leader, (*seen, joint.name))
-                )
-                m, o = joint.mimic.multiplier, joint.mimic.offset
-                result = (column, m * mult, m * off + o)
-            source[joint.name] = result
-            return result
+                chain.append(joint)
+                links.append(joint.mimic)
+                named.add(joint.name)
+                if leader is None or leader.dof == 0:
+                    base = (zero, 0.0, 0.0)
+                    break
+                joint = leader
+            for follower, mimic in zip(reversed(chain), reversed(links)):
+                column, mult, off = base
+                m, o = mimic.multiplier, mimic.offset
+                base = (column, m * mult, m * off + o)
+                source[follower.name] = base
 
         for body in bodies:
             for jname in body.joints:
                 if jname not in source and JOINT_DOF[joints[jname].type] > 0:
-                    resolve(joints[jname], ())
+                    resolve(joints[jname])
         return source
 
     # -- configuration handling ----------------------------------------------------------------
