@@ -50,6 +50,21 @@ def write_sdf_world(folder: Path, model_sdf: str, world_sdf: str) -> Path:
     return world
 
 
+def mimic_chain_urdf(count: int, offset: float = 0.001) -> str:
+    """A URDF robot of `count` prismatic joints, each following the next (declared before its leader)
+    with `offset`; the last, j{count - 1}, leads them all. A walk up the leaders per follower would
+    cost the chain's length squared (or cubed); the readers, checks and writers walk it once."""
+    links = '<link name="base"/>' + "".join(f'<link name="l{k}"/>' for k in range(count))
+    joints = "".join(
+        f'<joint name="j{k}" type="prismatic"><parent link="base"/><child link="l{k}"/><axis xyz="1 0 0"/>'
+        '<limit lower="-1" upper="1" effort="1" velocity="1"/>'
+        + (f'<mimic joint="j{k + 1}" offset="{offset!r}"/>' if k < count - 1 else "")
+        + "</joint>"
+        for k in range(count)
+    )
+    return f'<robot name="chain">{links}{joints}</robot>'
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "plugin_crash: the test makes a plugin crash on purpose")
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import mimic_chain_urdf
 
 import robodesc
 from robodesc import Body, Diagnostic, Frame, Inertial, Joint, JointType, Limits, Mimic, Model, Severity
@@ -118,6 +119,34 @@ def test_each_format_neutral_check(damage, code, severity):
     findings = [d for d in robodesc.check(model).diagnostics if d.code == code]
     assert findings and all(d.severity is severity for d in findings)
     assert all(d.message and d.suggestion for d in findings)
+
+
+def _mimic_model(leaders: dict[str, str | None]) -> Model:
+    """A base body and one prismatic joint per name, following the joint named by `leaders`."""
+    model = Model(name="m")
+    model.bodies["base"] = Body("base")
+    for name, leader in leaders.items():
+        mimic = Mimic(leader) if leader else None
+        model.joints[name] = Joint(name, JointType.PRISMATIC, "base", f"{name}_b", axis=(1, 0, 0), mimic=mimic)
+        model.bodies[f"{name}_b"] = Body(f"{name}_b", parent="base", joints=(name,))
+    return model
+
+
+def test_a_loop_of_mimics_is_one_error_at_its_first_joint_and_a_joint_leading_into_it_is_none():
+    # tail -> c -> a -> b -> c: the loop is a, b, c (first in the model: a); d mimics itself
+    model = _mimic_model({"tail": "c", "a": "b", "b": "c", "c": "a", "d": "d", "free": None, "f": "free"})
+    loops = [d for d in robodesc.check(model).diagnostics if d.code == "mimic-loop"]
+    assert [(d.message, d.location) for d in loops] == [
+        ("mimic joints follow each other in a loop: a -> b -> c -> a", model.joints["a"].location),
+        ("joint 'd' mimics itself", model.joints["d"].location),
+    ]
+
+
+def test_a_chain_of_mimics_as_long_as_the_model_loads_and_checks_clean():
+    count = 3000
+    model = model_of(mimic_chain_urdf(count))
+    assert model.kinematics.joint_names == [f"j{count - 1}"]
+    assert [d for d in robodesc.check(model).diagnostics if d.code == "mimic-loop"] == []
 
 
 def test_select_and_ignore_filter_by_code_prefix():

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import mimic_chain_urdf
 
 import robodesc
 from robodesc.core.model import JointType
@@ -233,6 +234,14 @@ def test_mimic_is_an_equality(urdf_model, tmp_path):
     mujoco.mj_forward(mj, data)
     rows = data.efc_type == mujoco.mjtConstraint.mjCNSTR_EQUALITY
     assert np.abs(data.efc_pos[rows]).max() < 1e-12
+
+
+def test_a_configuration_of_a_long_chain_of_mimics_follows_the_leading_joint():
+    """Each follower's value is composed from its leader's, once per joint."""
+    count = 3000
+    model = robodesc.loads(mimic_chain_urdf(count, offset=0.5), format="urdf")
+    values = qpos(model, {f"j{count - 1}": 0.25})
+    assert values.tolist() == [0.25 + 0.5 * (count - 1 - k) for k in range(count)]
 
 
 def test_losses_name_the_construct_and_what_was_written(urdf_model, tmp_path):

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import mimic_chain_urdf
 
 import robodesc
 from robodesc import WriteContext
@@ -629,3 +630,12 @@ def test_a_static_sdf_model_is_fixed_to_a_world_link_where_it_stands(tmp_path):
     urdf = robodesc.loads(text, format="urdf")
     assert urdf.root.name == "world" and urdf.joints["slab__fixed"].type == "fixed"
     assert np.allclose(urdf.forward_kinematics()["slab"], sdf.forward_kinematics()["slab"])  # where it stood
+
+
+def test_a_long_chain_of_mimics_is_written_with_each_follower_on_the_leading_joint():
+    """yourdfpy follows only independent joints, so every follower names the chain's leading joint,
+    with the offsets summed along the chain; each follower's answer is composed from its leader's."""
+    count = 3000
+    text = robodesc.dumps(robodesc.loads(mimic_chain_urdf(count, offset=0.5), format="urdf"), format="urdf")
+    offsets = [float(o) for o in re.findall(r'<mimic joint="j2999" multiplier="1" offset="([^"]+)"/>', text)]
+    assert offsets == [0.5 * (count - 1 - k) for k in range(count - 1)]

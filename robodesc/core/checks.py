@@ -211,10 +211,27 @@ def _limits(joint: Joint) -> Iterator[Diagnostic]:
 
 
 def _mimics(model: Model) -> Iterator[Diagnostic]:
-    for joint in model.joints.values():
-        if joint.mimic is None:
-            continue
-        if joint.mimic.joint == joint.name:
+    """Joints that follow themselves: one error per loop of mimics, at the loop's first joint in the
+    model's order. A walk up a joint's leaders stops where an earlier walk went (each joint is
+    walked through once), so a chain of mimics as long as the model costs its length."""
+    joints = model.joints
+    order = {name: k for k, name in enumerate(joints)}
+    walked: set[str] = set()
+    loops: list[list[str]] = []
+    for joint in joints.values():
+        path: dict[str, int] = {}  # this walk's joints, in the order met
+        here: Joint | None = joint
+        while here is not None and here.name not in walked and here.name not in path:
+            path[here.name] = len(path)
+            here = joints.get(here.mimic.joint) if here.mimic is not None else None
+        if here is not None and here.name in path:  # a loop this walk closed
+            loop = list(path)[path[here.name] :]
+            first = min(range(len(loop)), key=lambda k: order[loop[k]])
+            loops.append(loop[first:] + loop[:first])
+        walked.update(path)
+    for loop in sorted(loops, key=lambda names: order[names[0]]):
+        joint = joints[loop[0]]
+        if len(loop) == 1:
             yield Diagnostic(
                 Severity.ERROR,
                 "mimic-loop",
@@ -222,17 +239,11 @@ def _mimics(model: Model) -> Iterator[Diagnostic]:
                 joint.location,
                 "remove the mimic, or name another joint",
             )
-            continue
-        seen = [joint.name]
-        leader = model.joints.get(joint.mimic.joint)
-        while leader is not None and leader.mimic is not None and leader.name not in seen:
-            seen.append(leader.name)
-            leader = model.joints.get(leader.mimic.joint)
-        if leader is not None and leader.name in seen and leader.name == joint.name:
+        else:
             yield Diagnostic(
                 Severity.ERROR,
                 "mimic-loop",
-                "mimic joints follow each other in a loop: " + " -> ".join([*seen, joint.name]),
+                "mimic joints follow each other in a loop: " + " -> ".join([*loop, joint.name]),
                 joint.location,
                 "let one joint of the loop move on its own",
             )

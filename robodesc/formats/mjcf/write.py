@@ -870,17 +870,30 @@ class _SourceValues:
         joint = self.model.joints[name]
         chain: list[Joint] = []
         joints = self.model.joints
-        while joint.mimic is not None and joint.mimic.joint in joints and len(chain) < len(joints):
+        # up the leaders to a joint whose value is known (a walk stops where an earlier one went, so
+        # a chain of mimics is walked once, not once per follower); a loop ends after len(joints) steps
+        while (
+            joint.mimic is not None
+            and joint.mimic.joint in joints
+            and len(chain) < len(joints)
+            and (not chain or joint.name not in self.cache)
+        ):
             chain.append(joint)
             joint = self.model.joints[joint.mimic.joint]
-        if joint.name in self.positions:
+        looped = len(chain) == len(joints)
+        if chain and joint.name in self.cache:
+            value = self.cache[joint.name]
+        elif joint.name in self.positions:
             value = np.atleast_1d(np.asarray(self.positions[joint.name], dtype=float)).reshape(-1)
         else:
             value = _flat(joint.reference, joint.dof, None)
         for follower in reversed(chain):
             assert follower.mimic is not None
             value = np.array([follower.mimic.multiplier * float(value[0]) + follower.mimic.offset])
-        self.cache[name] = value
+            if not looped:  # each follower's value is what a walk from it computes
+                self.cache[follower.name] = value
+        if not looped:  # (in a loop, the value depends on where the walk began)
+            self.cache[name] = value
         return value
 
 

@@ -306,7 +306,12 @@ class _UrdfReader:
 
     def _check_mimics(self, joints: dict[str, Joint]) -> None:
         """A mimic of an unknown joint is kept (urdfdom does not check; yourdfpy holds the follower at
-        its offset, and so does robodesc's kinematics) but reported; a mimic loop cannot be evaluated."""
+        its offset, and so does robodesc's kinematics) but reported; a mimic loop cannot be evaluated.
+
+        Each joint's walk up its leaders stops at a joint an earlier walk went through without finding
+        a loop (what follows it is that walk's loop-free rest), so every joint is walked through once:
+        a chain of mimics as long as the robot costs its length, not its length cubed."""
+        clear: set[str] = set()  # joints whose leaders lead to no loop
         for joint in joints.values():
             if joint.mimic is None:
                 continue
@@ -332,16 +337,24 @@ class _UrdfReader:
                 )
                 continue
             seen = [joint.name]
-            while leader.mimic is not None and leader.mimic.joint in joints and leader.name not in seen:
+            walked = {joint.name}
+            while (
+                leader.name not in clear
+                and leader.mimic is not None
+                and leader.mimic.joint in joints
+                and leader.name not in walked
+            ):
                 seen.append(leader.name)
+                walked.add(leader.name)
                 leader = joints[leader.mimic.joint]
-            if leader.name in seen:
+            if leader.name in walked:
                 raise InvalidValue(
                     "mimic joints follow each other in a loop: " + " -> ".join([*seen, leader.name]),
                     location=self._part(joint, "mimic"),
                     construct=joint.name,
                     suggestion="let one joint of the loop move on its own (remove its <mimic>)",
                 )
+            clear |= walked
 
     def _part(self, joint: Joint, tag: str) -> Location:
         """Where the joint's `<tag>` (parent, child, mimic) is; the joint's own location without one."""

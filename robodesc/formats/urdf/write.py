@@ -32,7 +32,7 @@ import numpy as np
 from ...core.errors import Location
 from ...core.geometry import Box, Capsule, Cone, Cylinder, Ellipsoid, Heightfield, Material, Mesh, Plane, Shape, Sphere
 from ...core.kinematics import joint_motion, reference_value
-from ...core.model import Body, Extra, Joint, JointType, Limits, Model
+from ...core.model import Body, Extra, Joint, JointType, Limits, Mimic, Model
 from ...core.transforms import invert_pose, quat_to_matrix
 from ...core.writing import WriteContext, unique_name
 
@@ -389,6 +389,7 @@ class _UrdfWriter:
         self.materials: dict[str, Material] = {}  # robot-level materials to write, by name
         self.material_keys: dict[tuple, str] = {}  # unnamed colours -> the name they are written under
         self.textures_lost: set[int] = set()  # materials whose texture was reported lost (once each)
+        self.leading: dict[str, tuple[str, float, float]] = {}  # see _leading
 
     def lose(
         self, code: str, message: str, location: Location | None, construct: str | None, instead: str = "nothing"
@@ -706,16 +707,44 @@ class _UrdfWriter:
             return None
         if joint.mimic is None:
             return self.plan.mimics.get(joint.name)
-        multiplier, offset = joint.mimic.multiplier, joint.mimic.offset
-        leader = self.model.joints.get(joint.mimic.joint)
-        seen = {joint.name}
-        while leader is not None and leader.mimic is not None and leader.name not in seen:
-            seen.add(leader.name)
-            multiplier, offset = multiplier * leader.mimic.multiplier, multiplier * leader.mimic.offset + offset
-            leader = self.model.joints.get(leader.mimic.joint)
-        name = leader.name if leader is not None else joint.mimic.joint
+        name, multiplier, offset = self._leading(joint)
         parts = self.plan.parts.get(name)
         return (parts[0][0] if parts else name), multiplier, offset
+
+    def _leading(self, joint: Joint) -> tuple[str, float, float]:
+        """The joint a follower's chain of mimics leads to (the first that follows none, or a name
+        that is no joint), with the follower's value as multiplier and offset of that joint's.
+
+        Each follower's answer is kept and composed from its leader's, so a chain of mimics is
+        walked once, not once per follower. In a loop of mimics (which no reader loads and the
+        kinematics refuse), the walk ends at the first joint it meets again."""
+        known = self.leading
+        joints = self.model.joints
+        chain: list[tuple[str, Mimic]] = []  # followers whose answer is not known yet, the joint first
+        met: set[str] = set()
+        here: Joint | None = joint
+        while here is not None and here.mimic is not None and here.name not in known and here.name not in met:
+            chain.append((here.name, here.mimic))
+            met.add(here.name)
+            here = joints.get(here.mimic.joint)
+        if not chain:
+            return known[joint.name]
+        composed: tuple[str, float, float] | None = None
+        if here is None:  # a name that is no joint leads (it is held at 0)
+            name = chain[-1][1].joint
+        elif here.name in known:
+            composed = known[here.name]
+            name = composed[0]
+        else:  # the joint the chain leads to, or (in a loop) the first joint met again
+            name = here.name
+        looped = here is not None and here.name in met
+        for follower, mimic in reversed(chain):
+            m, o = mimic.multiplier, mimic.offset
+            composed = (name, m, o) if composed is None else (name, m * composed[1], m * composed[2] + o)
+            if not looped:  # (in a loop, the answer depends on where the walk began)
+                known[follower] = composed
+        assert composed is not None  # (the chain is not empty)
+        return composed
 
     # -- frames -----------------------------------------------------------------------------------
     def _frames(self, out: _Lines) -> None:
