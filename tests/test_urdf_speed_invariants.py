@@ -15,6 +15,7 @@ import pytest
 
 import robodesc
 from robodesc import InvalidValue
+from robodesc.core.transforms import rpy_to_matrix
 
 
 def _robot(body: str) -> str:
@@ -119,3 +120,29 @@ def test_a_fault_in_limit_or_dynamics_is_reported_as_before(children: str, const
     with pytest.raises(robodesc.RobodescError) as caught:
         robodesc.loads(_robot(_JOINT.format("revolute", children)), format="urdf")
     assert caught.value.construct == construct
+
+
+def test_inertials_made_together_are_each_their_own() -> None:
+    """Every inertial's arrays are made in one batch per load: each is C-ordered, overlaps no other
+    inertial's, and a tensor given in a turned <origin> frame is turned, as one made alone."""
+    inertial = '<inertial><origin xyz="{0} 0 0" rpy="{1}"/><mass value="{0}"/>'
+    inertial += '<inertia ixx="1" ixy="0.1" ixz="0.2" iyy="2" iyz="0.3" izz="3"/></inertial>'
+    links = "".join(
+        f'<link name="l{n}">{inertial.format(n + 1, "0 0 1" if n == 1 else "0 0 0")}</link>' for n in range(3)
+    )
+    joints = "".join(
+        f'<joint name="j{n}" type="fixed"><parent link="l{n}"/><child link="l{n + 1}"/></joint>' for n in range(2)
+    )
+    model = robodesc.loads(_robot(links + joints), format="urdf")
+    inertials = [model.bodies[f"l{n}"].inertial for n in range(3)]
+    arrays = [array for i in inertials for array in (i.com, i.inertia)]
+    assert all(a.flags.c_contiguous and a.flags.writeable for a in arrays)
+    assert not any(np.shares_memory(a, b) for n, a in enumerate(arrays) for b in arrays[n + 1 :])
+    assert [i.mass for i in inertials] == [1.0, 2.0, 3.0] and [i.com[0] for i in inertials] == [1.0, 2.0, 3.0]
+    tensor = np.array([[1.0, 0.1, 0.2], [0.1, 2.0, 0.3], [0.2, 0.3, 3.0]])
+    rotation = rpy_to_matrix(0.0, 0.0, 1.0)
+    assert inertials[0].inertia.tobytes() == tensor.tobytes()
+    assert inertials[1].inertia.tobytes() == (rotation @ tensor @ rotation.T).tobytes()
+    inertials[0].inertia[0, 0] = 9.0
+    inertials[0].com[1] = 9.0
+    assert inertials[2].inertia[0, 0] == 1.0 and inertials[2].com[1] == 0.0

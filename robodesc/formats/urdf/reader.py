@@ -25,6 +25,7 @@ import dataclasses
 import math
 import re
 from functools import partial
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -71,7 +72,8 @@ _MISSING_INERTIAL_FIX = {
     "<inertia>": 'add <inertia ixx="" ixy="" ixz="" iyy="" iyz="" izz=""/>',
 }
 _INERTIA_KEYS = ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")
-#: where each of the six numbers (after the mass) goes in the symmetric 3x3 tensor (indexing makes a new array)
+#: where each of the six numbers (after the mass) goes in the symmetric 3x3 tensor (`take` along a table's rows
+#: gives C-ordered tensors, as indexing one inertial's array did)
 _INERTIA_TENSOR = np.array([[1, 2, 3], [2, 4, 5], [3, 5, 6]])
 _INERTIA_TENSOR.flags.writeable = False
 _LIMIT_KEYS = ("lower", "upper", "effort", "velocity")
@@ -167,6 +169,9 @@ class _UrdfReader:
         #: (filename, scale) as written -> (scale, path, tried): robots name each mesh file several times
         #: (visual and collision, left and right), and a mesh's parts depend on nothing else (see `_mesh`)
         self._meshes: dict[tuple[str, str | None], tuple[np.ndarray, str | None, list[str]]] = {}
+        #: each link with an inertial and the inertial's 13 numbers (see `_mass_numbers`): their records are
+        #: made in one batch by `_make_inertials` once every link is read
+        self._inertials: list[tuple[Body, list[float]]] = []
 
     # -- helpers --------------------------------------------------------------------------
     def _pose(self, element: Element | None) -> np.ndarray:
@@ -289,6 +294,7 @@ class _UrdfReader:
             else:
                 extra = self._keep(child, child.get("reference"), "robot")
                 model.extras.append(extra)
+        self._make_inertials()
         self._count_unknown()
         self._resolve_visual_materials()
         v.require(links, InvalidTree, root, "the robot has no links", suggestion='add at least one <link name="..."/>')
@@ -462,7 +468,7 @@ class _UrdfReader:
             elif tag == "inertial":
                 mass, inertia, origin = child.find("mass"), child.find("inertia"), child.find("origin")
                 if first[tag] is child:  # urdfdom reads the first <inertial> only
-                    body.inertial = self._inertial(child, mass, inertia, origin)
+                    self._inertial(body, child, mass, inertia, origin)
                 if not _all_children(child, mass, inertia, origin):
                     nodes.append((child, _first_children(child)))
             else:
@@ -499,28 +505,40 @@ class _UrdfReader:
         return {"tag": tag, "parent": parent, "count": count, "location": self.values.where(ignored)}
 
     def _inertial(
-        self, element: Element, mass_el: Element | None, inertia_el: Element | None, origin: Element | None
-    ) -> Inertial | None:
-        """Mass properties in body axes, from the first <mass>, <inertia> and <origin> of `element`; an
-        <inertial> without <mass> or <inertia> is dropped, as urdfdom drops it, and the link loads without one."""
-        v = self.values
+        self, body: Body, element: Element, mass_el: Element | None, inertia_el: Element | None, origin: Element | None
+    ) -> None:
+        """The numbers of the body's mass properties, from the first <mass>, <inertia> and <origin> of
+        `element`, noted for `_make_inertials`; an <inertial> without <mass> or <inertia> is dropped, as
+        urdfdom drops it, and the link loads without one."""
         if mass_el is None or inertia_el is None:
             missing = "<mass>" if mass_el is None else "<inertia>"
             self.model.diagnose(
                 Severity.ERROR,
                 "incomplete-inertial",
                 f"<inertial> has no {missing}; the link is loaded without an inertial, as urdfdom does",
-                v.where(element),
+                self.values.where(element),
                 _MISSING_INERTIAL_FIX[missing],
             )
-            return None
-        numbers = self._mass_numbers(mass_el, inertia_el, origin)
-        array = np.array(numbers)  # the tensor and the centre of mass are taken from it (no second array of a list)
-        tensor = array[_INERTIA_TENSOR]
-        if numbers[10] or numbers[11] or numbers[12]:  # the tensor is given in the <origin> frame: turn it
-            rotation = rpy_to_matrix(*numbers[10:])
-            tensor = rotation @ tensor @ rotation.T
-        return Inertial(numbers[0], array[7:10].copy(), tensor)  # body axes; the xyz: a float array of its own
+            return
+        self._inertials.append((body, self._mass_numbers(mass_el, inertia_el, origin)))
+
+    def _make_inertials(self) -> None:
+        """Every body's `Inertial` in body axes, from the numbers `_inertial` noted. The arrays are made
+        for all bodies at once: one table of every inertial's numbers and one stack of symmetric tensors
+        taken from it, each record holding its own rows of them (views that overlap no other record's,
+        so that editing one inertial in place changes that one only). Made one inertial at a time, each
+        cost three small arrays (of its numbers, its tensor, its centre), which take longer on the clock
+        than their instruction counts say."""
+        if not self._inertials:
+            return
+        count = len(self._inertials)  # (`fromiter` converts the numbers in fewer steps than `array` does a list)
+        table = np.fromiter(chain.from_iterable(numbers for _, numbers in self._inertials), float, 13 * count)
+        table = table.reshape(count, 13)
+        for (body, numbers), com, tensor in zip(self._inertials, table[:, 7:10], table.take(_INERTIA_TENSOR, 1)):
+            if numbers[10] or numbers[11] or numbers[12]:  # the tensor is given in the <origin> frame: turn it
+                rotation = rpy_to_matrix(*numbers[10:])
+                tensor = rotation @ tensor.copy() @ rotation.T  # (from an array of its own, as always before)
+            body.inertial = Inertial(numbers[0], com, tensor)
 
     def _mass_numbers(self, mass_el: Element, inertia_el: Element, origin: Element | None) -> list[float]:
         """The mass, the six inertia numbers and the origin's xyz and rpy (zeros where not written), 13
