@@ -25,7 +25,6 @@ import dataclasses
 import math
 import re
 from functools import partial
-from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -169,9 +168,10 @@ class _UrdfReader:
         #: (filename, scale) as written -> (scale, path, tried): robots name each mesh file several times
         #: (visual and collision, left and right), and a mesh's parts depend on nothing else (see `_mesh`)
         self._meshes: dict[tuple[str, str | None], tuple[np.ndarray, str | None, list[str]]] = {}
-        #: each link with an inertial and the inertial's 13 numbers (see `_mass_numbers`): their records are
-        #: made in one batch by `_make_inertials` once every link is read
-        self._inertials: list[tuple[Body, list[float]]] = []
+        #: the links with an inertial, and the inertials' numbers (13 each, see `_mass_numbers`) in one flat list
+        #: (no container kept per inertial): their records are made in one batch by `_make_inertials`
+        self._inertial_bodies: list[Body] = []
+        self._inertial_numbers: list[float] = []
 
     # -- helpers --------------------------------------------------------------------------
     def _pose(self, element: Element | None) -> np.ndarray:
@@ -520,7 +520,8 @@ class _UrdfReader:
                 _MISSING_INERTIAL_FIX[missing],
             )
             return
-        self._inertials.append((body, self._mass_numbers(mass_el, inertia_el, origin)))
+        self._inertial_bodies.append(body)
+        self._inertial_numbers += self._mass_numbers(mass_el, inertia_el, origin)
 
     def _make_inertials(self) -> None:
         """Every body's `Inertial` in body axes, from the numbers `_inertial` noted. The arrays are made
@@ -529,16 +530,18 @@ class _UrdfReader:
         so that editing one inertial in place changes that one only). Made one inertial at a time, each
         cost three small arrays (of its numbers, its tensor, its centre), which take longer on the clock
         than their instruction counts say."""
-        if not self._inertials:
+        bodies, numbers = self._inertial_bodies, self._inertial_numbers
+        if not bodies:
             return
-        count = len(self._inertials)  # (`fromiter` converts the numbers in fewer steps than `array` does a list)
-        table = np.fromiter(chain.from_iterable(numbers for _, numbers in self._inertials), float, 13 * count)
-        table = table.reshape(count, 13)
-        for (body, numbers), com, tensor in zip(self._inertials, table[:, 7:10], table.take(_INERTIA_TENSOR, 1)):
-            if numbers[10] or numbers[11] or numbers[12]:  # the tensor is given in the <origin> frame: turn it
-                rotation = rpy_to_matrix(*numbers[10:])
+        # (`fromiter` converts the numbers in fewer steps than `array` does a list)
+        table = np.fromiter(numbers, float, len(numbers)).reshape(len(bodies), 13)
+        tensors = table.take(_INERTIA_TENSOR, 1)
+        for at, body, com, tensor in zip(range(0, len(numbers), 13), bodies, table[:, 7:10], tensors):
+            roll, pitch, yaw = numbers[at + 10 : at + 13]
+            if roll or pitch or yaw:  # the tensor is given in the <origin> frame: turn it
+                rotation = rpy_to_matrix(roll, pitch, yaw)
                 tensor = rotation @ tensor.copy() @ rotation.T  # (from an array of its own, as always before)
-            body.inertial = Inertial(numbers[0], com, tensor)
+            body.inertial = Inertial(numbers[at], com, tensor)
 
     def _mass_numbers(self, mass_el: Element, inertia_el: Element, origin: Element | None) -> list[float]:
         """The mass, the six inertia numbers and the origin's xyz and rpy (zeros where not written), 13
