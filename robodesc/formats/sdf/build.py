@@ -27,7 +27,7 @@ from ...core.model import Body, Constraint, Frame, Inertial, Joint, JointType, L
 from ...core.record import unshared_copy
 from ...core.transforms import IDENTITY, invert_pose
 from .desc import FileDesc, FrameDesc, JointDesc, LinkDesc, ModelDesc, Node
-from .graph import Scope, scope_of
+from .graph import Scope, scope_of, times
 
 _ONE_AXIS = (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC, JointType.SCREW)
 _TWO_AXES = (JointType.UNIVERSAL, JointType.REVOLUTE2)
@@ -66,6 +66,8 @@ class Builder:
         self.top_pose = IDENTITY  # a world's (read only: replaced, never changed in place)
         self._world_poses: dict[str, np.ndarray] = {}
         self._inverses: dict[str, np.ndarray] = {}  # body -> the inverse of its world pose (`in_body`)
+        #: (body, id of a world pose) -> (the world pose, the pose in the body), by `in_body`
+        self._in_bodies: dict[tuple[str, int], tuple[np.ndarray, np.ndarray]] = {}
         #: full name -> (the full name of the model it is declared in (None: the top), its scope, its name there)
         self._homes: dict[str, tuple[str | None, Scope, str]] = {}
         self._placed: set[int] = set()  # parsed records the model already holds (`_first_placement`)
@@ -116,19 +118,28 @@ class Builder:
         base: np.ndarray = self.top_pose
         if name is not None:
             known = self._world_poses.get(name)
-            base = known if known is not None else self.top_pose @ self._top().pose(name)
+            base = known if known is not None else times(self.top_pose, self._top().pose(name))
             self._world_poses[name] = base
         for name, scope, local in reversed(chain):
-            base = self._world_poses[name] = base @ scope.local_pose(local)
+            base = self._world_poses[name] = times(base, scope.local_pose(local))
         return base
 
     def in_body(self, body: str, pose: np.ndarray) -> np.ndarray:
-        """A world pose expressed in the frame of `body` (a link, or "world"): each body's world pose is
-        inverted once, however many joints, child links and frames are placed in it."""
+        """A world pose expressed in the frame of `body` (a link, or "world"), made afresh: every pose the
+        model holds is made here, by a product (see `graph.times`).
+
+        Each body's world pose is inverted once, however many joints, child links and frames are placed
+        in it; and a world pose is expressed in a body once: a joint at its child link's origin (most
+        are) has the link's world pose, and its origin is the link's pose in the same parent (a copy)."""
+        done = self._in_bodies.get((body, id(pose)))
+        if done is not None and done[0] is pose:
+            return done[1].copy()
         inverse = self._inverses.get(body)
         if inverse is None:
             inverse = self._inverses[body] = invert_pose(self.pose(body) if body != "world" else IDENTITY)
-        return inverse @ pose
+        result = inverse @ pose
+        self._in_bodies[(body, id(pose))] = (pose, result)
+        return result
 
     def attached_body(self, full: str) -> str:
         result = self._top().attached(full)
@@ -527,9 +538,7 @@ class Builder:
     def _frame(self, model: Model, item: _Item[FrameDesc]) -> None:
         desc = item.desc
         body = self.attached_body(item.full)
-        pose = self.pose(item.full)
-        if body != "world":
-            pose = self.in_body(body, pose)
+        pose = self.in_body(body, self.pose(item.full))
         if item.full in model.bodies or item.full in model.frames:
             model.diagnose(
                 Severity.WARNING,

@@ -1,0 +1,77 @@
+"""The SDF builder's pose arithmetic: products with the identity are skipped (`graph.times`), and a
+world pose is expressed in a body once (`Builder.in_body`), without changing a bit of the model."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+import robodesc
+from robodesc.core.transforms import IDENTITY, pose_from_xyz_rpy
+from robodesc.formats.sdf.graph import times
+
+
+def _poses() -> list[np.ndarray]:
+    """Poses with zeros of both signs, as parsed poses hold them (a turn of +-0.0 or +-pi/2, ...)."""
+    angles = (0.0, -0.0, np.pi / 2, -np.pi / 2, np.pi, 0.3)
+    rpys = list(itertools.product(angles, repeat=3))[::7]
+    return [pose_from_xyz_rpy((x, -0.0, 2.5 * x), rpy) for x, rpy in itertools.product((0.0, -0.0, 1.5), rpys)]
+
+
+def _flipped_zeros(pose: np.ndarray) -> np.ndarray:
+    flipped = pose.copy()
+    zeros = flipped == 0.0
+    flipped[zeros] = -flipped[zeros]
+    return flipped
+
+
+def test_a_product_does_not_depend_on_the_sign_of_its_factors_zeros():
+    """What skipping the identity rests on: numpy's (and BLAS's) sums start at +0.0."""
+    poses = _poses()
+    for a, b in zip(poses, poses[1:] + poses[:1]):
+        product = (a @ b).tobytes()
+        assert (_flipped_zeros(a) @ b).tobytes() == product
+        assert (a @ _flipped_zeros(b)).tobytes() == product
+        assert not np.signbit(a @ b)[(a @ b) == 0.0].any()
+
+
+def test_times_skips_the_identity_and_gives_what_a_later_product_would():
+    written = pose_from_xyz_rpy((0.0, 0.0, 0.0), (0.0, 0.0, 0.0))  # `0 0 0 0 0 0`: a -0.0 in its rotation
+    assert np.signbit(written).any()
+    for identity in (IDENTITY.copy(), written):
+        for pose in _poses()[:40]:
+            assert times(identity, pose) is pose
+            assert times(pose, identity) is pose
+            outer = pose_from_xyz_rpy((0.1, 0.2, 0.3), (0.4, -0.5, 0.6))
+            assert (outer @ times(identity, pose)).tobytes() == (outer @ (identity @ pose)).tobytes()
+    a, b = _poses()[5], _poses()[9]
+    assert times(a, b).tobytes() == (a @ b).tobytes()
+
+
+_SDF = """<sdf version="1.9"><model name="m">
+  <frame name="at_model"><pose>0 0 0 0 0 0</pose></frame>
+  <link name="base"><pose>0 0 0 0 0 0</pose></link>
+  <link name="arm"><pose relative_to="base">0.5 0 0.25 0 0 1.5707963267948966</pose></link>
+  <link name="hand"><pose relative_to="arm">0.25 0 0 0 1.5707963267948966 0</pose></link>
+  <joint name="shoulder" type="revolute"><parent>base</parent><child>arm</child><axis><xyz>0 0 1</xyz></axis></joint>
+  <joint name="wrist" type="revolute"><parent>arm</parent><child>hand</child>
+    <pose>0 0 0 0 0 0</pose><axis><xyz>1 0 0</xyz></axis></joint>
+  <frame name="tip" attached_to="hand"><pose>0 0 0 0 0 0</pose></frame>
+</model></sdf>"""
+
+
+def test_poses_at_a_default_frame_are_products_of_their_own():
+    """A joint at its child link's origin has the link's pose as its origin, in an array of its own; and
+    every pose handed out is a product (no -0.0 of a parsed `0 0 0 0 0 0` in it)."""
+    model = robodesc.loads(_SDF, format="sdf")
+    for joint in model.joints.values():
+        child = model.bodies[joint.child]
+        assert joint.origin.tobytes() == child.pose.tobytes()
+        assert not np.shares_memory(joint.origin, child.pose)
+    poses = [b.pose for b in model.bodies.values() if b.name != "world"]
+    poses += [j.origin for j in model.joints.values()] + [f.pose for f in model.frames.values()]
+    for pose in poses:
+        assert not np.signbit(pose)[pose == 0.0].any()
+    for a, b in itertools.combinations(poses, 2):
+        assert not np.shares_memory(a, b)
