@@ -23,14 +23,15 @@ import numpy as np
 
 from ...core.diagnostics import Severity
 from ...core.errors import InvalidTree, Location, UnresolvedReference, did_you_mean
-from ...core.model import Body, Constraint, Frame, Inertial, Joint, JointType, Limits, Mimic, Model
+from ...core.model import Body, Constraint, Dynamics, Frame, Inertial, Joint, JointType, Limits, Mimic, Model
 from ...core.record import unshared_copy
 from ...core.transforms import IDENTITY, invert_pose
-from .desc import FileDesc, FrameDesc, JointDesc, LinkDesc, ModelDesc, Node
+from .desc import AxisDesc, FileDesc, FrameDesc, JointDesc, LinkDesc, ModelDesc, Node
 from .graph import Scope, scope_of, times
 
 _ONE_AXIS = (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC, JointType.SCREW)
 _TWO_AXES = (JointType.UNIVERSAL, JointType.REVOLUTE2)
+_UNBOUNDED = (JointType.CONTINUOUS, JointType.BALL, JointType.FIXED, JointType.GEARBOX)  # no position limits
 
 _D = TypeVar("_D", LinkDesc, JointDesc, FrameDesc)
 
@@ -249,15 +250,17 @@ class Builder:
         com, inertia = inertial.com, inertial.inertia
         if not self._first_placement(inertial):
             com, inertia = com.copy(), inertia.copy()
+        sdf: dict = {"model": item.model}
         body = Body(
             name=item.full,
+            pose=IDENTITY,  # (read only) replaced by `_tree`, which places every body, as it sets body.floating
             inertial=Inertial(mass=inertial.mass, com=com, inertia=inertia),
             visuals=[s if self._first_placement(s) else unshared_copy(s) for s in link.visuals],
             collisions=[s if self._first_placement(s) else unshared_copy(s) for s in link.collisions],
+            static=item.static,
             location=link.location,
+            extras={"sdf": sdf},
         )
-        body.static = item.static  # body.floating is set for root links of non-static models with the tree
-        sdf = body.extras["sdf"] = {"model": item.model}
         if link.properties.get("inertial_defaults"):  # mass and/or inertia not given: libsdformat's defaults
             sdf["inertial_defaults"] = link.properties["inertial_defaults"]
         if link.kept:
@@ -314,17 +317,27 @@ class Builder:
         desc = item.desc
         parent, child = self._joint_ends(item)
         frame_pose = self.pose(item.full)
-        joint = Joint(
-            name=item.full,
-            type=desc.type,
-            parent=parent,
-            child=child,
-            origin=self.in_body(parent, frame_pose),
-            location=desc.location,
-        )
-        if desc.properties:
-            joint.extras["sdf"] = dict(desc.properties)
-        joint.pitch = desc.pitch
+        origin = self.in_body(parent, frame_pose)
+        extras = {"sdf": dict(desc.properties)} if desc.properties else {}
+        if desc.axis is None:  # the model's default axis, limits and dynamics
+            joint = Joint(
+                item.full, desc.type, parent, child, origin, pitch=desc.pitch, location=desc.location, extras=extras
+            )
+        else:  # given to the joint as it is made, not made as defaults and replaced
+            axis, limits, dynamics = self._axis(item, desc.axis, frame_pose)
+            joint = Joint(
+                item.full,
+                desc.type,
+                parent,
+                child,
+                origin,
+                axis,
+                limits=limits,
+                dynamics=dynamics,
+                pitch=desc.pitch,
+                location=desc.location,
+                extras=extras,
+            )
         if desc.kept:
             joint.extras["xml"] = [node.extra(item.full) for node in desc.kept]
         self._axes(item, joint, frame_pose)
@@ -377,44 +390,53 @@ class Builder:
                 return ref
         return self.attached_body(self.full_path(item, ref, what, location))
 
+    def _axis(
+        self, item: _Item[JointDesc], axis: AxisDesc, frame_pose: np.ndarray
+    ) -> tuple[np.ndarray, Limits, Dynamics]:
+        """An `<axis>` or `<axis2>`: its direction in the joint frame, its limits and its dynamics."""
+        direction = axis.xyz
+        if axis.expressed_in:
+            frame = self.pose(
+                self.full_path(item, axis.expressed_in, "expressed_in", axis.xyz_location or axis.location)
+            )
+            direction = frame_pose[:3, :3].T @ frame[:3, :3] @ direction
+            # np.linalg.norm of a 1-D float array, bit for bit, without its overhead
+            direction = direction / math.sqrt(float(direction.dot(direction)))
+        given = axis.limits
+        if item.desc.type in _UNBOUNDED:
+            limits = Limits(None, None, given.velocity, given.effort)
+        else:
+            limits = Limits(given.lower, given.upper, given.velocity, given.effort)
+        dynamics = axis.dynamics if self._first_placement(axis.dynamics) else copy(axis.dynamics)
+        return np.array(direction, dtype=float), limits, dynamics
+
     def _axes(self, item: _Item[JointDesc], joint: Joint, frame_pose: np.ndarray) -> None:
-        """`<axis>` and `<axis2>`: directions in the joint frame, limits, dynamics, mimics."""
+        """The mimics of `<axis>` (made with the joint) and `<axis2>`, and `<axis2>`."""
         desc = item.desc
-        for index, axis in enumerate((desc.axis, desc.axis2)):
-            if axis is None:
-                continue
-            direction = axis.xyz
-            if axis.expressed_in:
-                frame = self.pose(
-                    self.full_path(item, axis.expressed_in, "expressed_in", axis.xyz_location or axis.location)
-                )
-                direction = frame_pose[:3, :3].T @ frame[:3, :3] @ direction
-                # np.linalg.norm of a 1-D float array, bit for bit, without its overhead
-                direction = direction / math.sqrt(float(direction.dot(direction)))
-            limits = Limits(axis.limits.lower, axis.limits.upper, axis.limits.velocity, axis.limits.effort)
-            if desc.type in (JointType.CONTINUOUS, JointType.BALL, JointType.FIXED, JointType.GEARBOX):
-                limits.lower = limits.upper = None
-            dynamics = axis.dynamics if self._first_placement(axis.dynamics) else copy(axis.dynamics)
-            if index == 0:
-                joint.axis, joint.limits, joint.dynamics = np.array(direction, dtype=float), limits, dynamics
-            else:
-                joint.axis2, joint.limits2 = np.array(direction, dtype=float), limits
-                joint.extras.setdefault("sdf", {})["dynamics2"] = dynamics
-            if axis.mimic is not None:
-                leader, leader_axis, multiplier, offset, reference = axis.mimic
-                if index == 0:
-                    joint.mimic = Mimic(item.prefix + leader, multiplier, offset - multiplier * reference)
-                    self.mimic_locations[item.full] = axis.mimic_location or axis.location
-                joint.extras.setdefault("sdf", {}).setdefault("mimic", []).append(
-                    {
-                        "axis": ("axis", "axis2")[index],
-                        "joint": item.prefix + leader,
-                        "leader_axis": leader_axis,
-                        "multiplier": multiplier,
-                        "offset": offset,
-                        "reference": reference,
-                    }
-                )
+        if desc.axis is not None and desc.axis.mimic is not None:
+            self._mimic(item, joint, desc.axis, 0)
+        if desc.axis2 is not None:
+            joint.axis2, joint.limits2, dynamics = self._axis(item, desc.axis2, frame_pose)
+            joint.extras.setdefault("sdf", {})["dynamics2"] = dynamics
+            if desc.axis2.mimic is not None:
+                self._mimic(item, joint, desc.axis2, 1)
+
+    def _mimic(self, item: _Item[JointDesc], joint: Joint, axis: AxisDesc, index: int) -> None:
+        assert axis.mimic is not None
+        leader, leader_axis, multiplier, offset, reference = axis.mimic
+        if index == 0:
+            joint.mimic = Mimic(item.prefix + leader, multiplier, offset - multiplier * reference)
+            self.mimic_locations[item.full] = axis.mimic_location or axis.location
+        joint.extras.setdefault("sdf", {}).setdefault("mimic", []).append(
+            {
+                "axis": ("axis", "axis2")[index],
+                "joint": item.prefix + leader,
+                "leader_axis": leader_axis,
+                "multiplier": multiplier,
+                "offset": offset,
+                "reference": reference,
+            }
+        )
 
     @staticmethod
     def _default_axes(item: _Item[JointDesc], joint: Joint, model: Model) -> None:
