@@ -8,7 +8,8 @@ import itertools
 import numpy as np
 
 import robodesc
-from robodesc.core.transforms import IDENTITY, pose_from_xyz_rpy
+from robodesc.core.transforms import IDENTITY, invert_pose, pose_from_xyz_rpy
+from robodesc.formats.sdf.build import _inverted
 from robodesc.formats.sdf.graph import times
 
 
@@ -47,6 +48,23 @@ def test_times_skips_the_identity_and_gives_what_a_later_product_would():
             assert (outer @ times(identity, pose)).tobytes() == (outer @ (identity @ pose)).tobytes()
     a, b = _poses()[5], _poses()[9]
     assert times(a, b).tobytes() == (a @ b).tobytes()
+
+
+def test_stacked_inversions_and_products_are_those_of_each_pose():
+    """What `Builder._express` rests on: numpy's stacked products are its products of each pose."""
+    rng = np.random.default_rng(7)
+    poses = _poses() + [
+        pose_from_xyz_rpy(rng.normal(size=3) * scale, rng.normal(size=3) * 3)
+        for scale in (1e-3, 1.0, 1e3)
+        for _ in range(200)
+    ]
+    stacked = np.array(poses)
+    inverses = _inverted(stacked)
+    for pose, inverse in zip(poses, inverses):
+        assert inverse.tobytes() == invert_pose(pose).tobytes()
+    products = inverses[::-1] @ stacked
+    for a, b, product in zip(inverses[::-1], poses, products):
+        assert product.tobytes() == (a @ b).tobytes()
 
 
 _SDF = """<sdf version="1.9"><model name="m">

@@ -50,6 +50,16 @@ class _Item(Generic[_D]):
     top_level: bool = True  # in the file's top model, a model of the world, or the world itself
 
 
+def _inverted(poses: np.ndarray) -> np.ndarray:
+    """`invert_pose` of each of a stack of poses, bit for bit: the same copies and products, stacked."""
+    rotations = poses[:, :3, :3].transpose(0, 2, 1)
+    inverses = np.zeros_like(poses)
+    inverses[:, 3, 3] = 1.0
+    inverses[:, :3, :3] = rotations
+    inverses[:, :3, 3] = (-rotations @ poses[:, :3, 3:])[..., 0]
+    return inverses
+
+
 def _sdf(extras: dict) -> dict:
     """What the SDF reader keeps in `extras["sdf"]` (empty for a shape of an included URDF file)."""
     return extras.get("sdf") or {}
@@ -66,9 +76,8 @@ class Builder:
         self.top: Scope | None = None  # set by `build` (None only for a file without a model or world)
         self.top_pose = IDENTITY  # a world's (read only: replaced, never changed in place)
         self._world_poses: dict[str, np.ndarray] = {}
-        self._inverses: dict[str, np.ndarray] = {}  # body -> the inverse of its world pose (`in_body`)
-        #: (body, id of a world pose) -> (the world pose, the pose in the body), by `in_body`
-        self._in_bodies: dict[tuple[str, int], tuple[np.ndarray, np.ndarray]] = {}
+        #: (record, field, body, world pose): the poses in bodies `in_body` is asked for, made by `_express`
+        self._wanted: list[tuple[Body | Joint | Frame, str, str, np.ndarray]] = []
         #: full name -> (the full name of the model it is declared in (None: the top), its scope, its name there)
         self._homes: dict[str, tuple[str | None, Scope, str]] = {}
         self._placed: set[int] = set()  # parsed records the model already holds (`_first_placement`)
@@ -110,6 +119,10 @@ class Builder:
         found = self._world_poses.get(full)
         if found is not None:
             return found
+        home = self._homes.get(full)
+        if home is not None and home[0] is None:  # declared in the top model or world (most frames)
+            found = self._world_poses[full] = times(self.top_pose, home[1].local_pose(home[2]))
+            return found
         chain = []
         name: str | None = full
         while name is not None and name not in self._world_poses and name in self._homes:
@@ -125,22 +138,44 @@ class Builder:
             base = self._world_poses[name] = times(base, scope.local_pose(local))
         return base
 
-    def in_body(self, body: str, pose: np.ndarray) -> np.ndarray:
-        """A world pose expressed in the frame of `body` (a link, or "world"), made afresh: every pose the
-        model holds is made here, by a product (see `graph.times`).
+    def in_body(self, record: Body | Joint | Frame, field: str, body: str, pose: np.ndarray) -> None:
+        """Set `record.field` to world pose `pose` expressed in the frame of `body` (a link, or "world"),
+        once every such pose is asked for (`_express`). The body's world pose is resolved now, so that
+        what is wrong with it is found in the order the elements are met."""
+        if body != "world":
+            self.pose(body)
+        self._wanted.append((record, field, body, pose))
 
-        Each body's world pose is inverted once, however many joints, child links and frames are placed
-        in it; and a world pose is expressed in a body once: a joint at its child link's origin (most
-        are) has the link's world pose, and its origin is the link's pose in the same parent (a copy)."""
-        done = self._in_bodies.get((body, id(pose)))
-        if done is not None and done[0] is pose:
-            return done[1].copy()
-        inverse = self._inverses.get(body)
-        if inverse is None:
-            inverse = self._inverses[body] = invert_pose(self.pose(body) if body != "world" else IDENTITY)
-        result = inverse @ pose
-        self._in_bodies[(body, id(pose))] = (pose, result)
-        return result
+    def _express(self) -> None:
+        """Every pose `in_body` was asked for, each made afresh: every pose the model holds is made here,
+        by a product (see `graph.times`).
+
+        With two stacked numpy products, not one (and an inversion) per pose, which cost far more
+        than their arithmetic: each body's world pose is inverted once, and a world pose is expressed in
+        a body once (a joint at its child link's origin, as most are, has the link's world pose, and its
+        origin is the link's pose in the same parent). Stacked, each pose is the same product as on its
+        own, bit for bit (tests/test_sdf_build_poses.py)."""
+        wanted = self._wanted
+        if not wanted:
+            return
+        rows: dict[str, int] = {}  # body -> its row in the stack of world poses
+        products: dict[tuple[str, int], int] = {}  # (body, id of a world pose) -> its row in the stack of products
+        inverse_rows: list[int] = []
+        poses: list[np.ndarray] = []
+        made: list[int] = []
+        for _, _, body, pose in wanted:
+            key = (body, id(pose))  # (the pose is held in `wanted`: its id is its own)
+            row = products.get(key)
+            if row is None:
+                row = products[key] = len(poses)
+                inverse_rows.append(rows.setdefault(body, len(rows)))
+                poses.append(pose)
+            made.append(row)
+        worlds = np.array([self.pose(body) if body != "world" else IDENTITY for body in rows])
+        expressed = _inverted(worlds)[inverse_rows] @ np.array(poses)
+        for (record, field, _, _), row in zip(wanted, made):
+            setattr(record, field, expressed[row].copy())  # an array of its own, not a view of the stack
+        wanted.clear()
 
     def attached_body(self, full: str) -> str:
         result = self._top().attached(full)
@@ -241,6 +276,7 @@ class Builder:
         self._tree(model, bodies, built, ends, self.links)
         for frame in self.frames:
             self._frame(model, frame)
+        self._express()
         for link in self.links:
             self.pose(link.full)  # every link resolves (errors surface even for unused frames)
 
@@ -317,7 +353,7 @@ class Builder:
         desc = item.desc
         parent, child = self._joint_ends(item)
         frame_pose = self.pose(item.full)
-        origin = self.in_body(parent, frame_pose)
+        origin = IDENTITY  # (read only) replaced by the joint origin `in_body` works out
         extras = {"sdf": dict(desc.properties)} if desc.properties else {}
         if desc.axis is None:  # the model's default axis, limits and dynamics
             joint = Joint(
@@ -338,6 +374,7 @@ class Builder:
                 location=desc.location,
                 extras=extras,
             )
+        self.in_body(joint, "origin", parent, frame_pose)
         if desc.kept:
             joint.extras["xml"] = [node.extra(item.full) for node in desc.kept]
         self._axes(item, joint, frame_pose)
@@ -538,7 +575,7 @@ class Builder:
             parent = ends[jname][0] if jname is not None else "world"
             body.parent = parent
             body.floating = jname is None and not body.static
-            body.pose = self.in_body(parent, self.pose(name))
+            self.in_body(body, "pose", parent, self.pose(name))
             loops = [j for j in incoming.get(name, ()) if j != jname]
             body.joints = (jname,) if jname is not None else ()
             for loop in loops:  # kept as joints, off the tree: kinematics accepts and ignores their values
@@ -560,7 +597,9 @@ class Builder:
     def _frame(self, model: Model, item: _Item[FrameDesc]) -> None:
         desc = item.desc
         body = self.attached_body(item.full)
-        pose = self.in_body(body, self.pose(item.full))
+        pose = self.pose(item.full)
+        if body != "world":
+            self.pose(body)  # (resolved here, as `in_body` does)
         if item.full in model.bodies or item.full in model.frames:
             model.diagnose(
                 Severity.WARNING,
@@ -570,4 +609,5 @@ class Builder:
                 "rename the frame",
             )
             return
-        model.frames[item.full] = Frame(name=item.full, body=body, pose=pose, location=desc.location)
+        frame = model.frames[item.full] = Frame(name=item.full, body=body, pose=IDENTITY, location=desc.location)
+        self.in_body(frame, "pose", body, pose)
