@@ -38,7 +38,7 @@ from .attributes import ORIENTATION_NAMES, ORIENTATIONS, Attributes, merged
 from .checks import FROMTO_KINDS, MAYBE_IGNORED, ignored_class_attributes
 from .mesh_assets import MeshAsset
 from .mujoco_math import MJ_MINVAL
-from .records import ClassedGeom, GeomSpec, HfieldAsset, JointSpec, Principal, SiteSpec, placed
+from .records import ClassedGeom, GeomSpec, HfieldAsset, JointSpec, Principal, Rotation, SiteSpec, pose_array
 
 GEOM_TYPES = ("plane", "hfield", "sphere", "capsule", "ellipsoid", "cylinder", "box", "mesh", "sdf")
 JOINT_TYPES = ("free", "ball", "slide", "hinge")
@@ -636,8 +636,36 @@ def geom_pose(
     known = read.state.fromto_poses
     local = known.get(attrs["fromto"])
     if local is None:
-        local = known[attrs["fromto"]] = make_pose(quat_to_matrix(quat_between(_Z, direction)), middle)
-    return placed(frame, local), size
+        rotation = _z_onto(direction, length)
+        local = known[attrs["fromto"]] = (rotation, tuple([v + 0.0 for v in rotation]), middle)
+    rotation, rotation_plus_zero, middle = local
+    if frame is not IDENTITY:
+        return frame @ pose_array(rotation, middle), size
+    # `placed(IDENTITY, pose)` is the pose with +0 added to every entry (records.placed): done on the floats
+    return pose_array(rotation_plus_zero, [m + 0.0 for m in middle]), size
+
+
+def _z_onto(direction: tuple[float, float, float], length: float) -> Rotation:
+    """The entries, row by row, of ``quat_to_matrix(quat_between(_Z, direction))`` (`length`: the
+    direction's hypot), bit for bit, on plain floats where numpy's arithmetic is IEEE's: without
+    the arrays of `quat_between` (four), `quat_to_matrix` and `make_pose` for every fromto.
+
+    The dot products `quat_between` takes stay numpy's (its summation may be fused), but one: with
+    z = (0, 0, 1) the cosine ``z @ unit`` is unit's z plus products 0 * x that are +-0, that is unit's
+    z when it is not 0; when it is, its sign cannot matter (``atan2(sin, +-0)`` is the same for the
+    sin > 0 used here). A direction along z (sin about 0) takes `quat_between` itself."""
+    bx, by, bz = (c / length for c in direction)  # `_unit3`, whose hypot `length` is
+    ax, ay, az = _Z
+    axis = (ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx)
+    vector = np.array(axis)
+    sin = math.sqrt(float(vector.dot(vector)))
+    if sin < 1e-14:
+        return tuple(quat_to_matrix(quat_between(_Z, direction)).ravel().tolist())
+    half = math.atan2(sin, bz) / 2  # (`axis_angle_to_quat`'s angle / 2)
+    norm = math.hypot(*axis)
+    s = math.sin(half)
+    quat = (math.cos(half), axis[0] / norm * s, axis[1] / norm * s, axis[2] / norm * s)
+    return tuple(quat_to_matrix(quat).ravel().tolist())
 
 
 def _note_fromto(read: Attributes, element: Element, attrs: dict[str, str]) -> None:

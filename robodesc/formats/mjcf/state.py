@@ -20,8 +20,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from ...core.diagnostics import Diagnostic, Severity
 from ...core.errors import Location
 from ...core.geometry import Material
@@ -91,8 +89,9 @@ class LoadState:
     #: class attributes MuJoCo ignores: (class, tag, kind, attributes) -> (element label, location)s
     ignored: dict[tuple, list[tuple[str, Location]]] = field(default_factory=dict)
     diagnostics: list[Diagnostic] = field(default_factory=list)  # noted while reading, in order
-    #: the pose in its frame of a geom or site placed by fromto, by the fromto as written (`placed` copies it)
-    fromto_poses: dict[str, np.ndarray] = field(default_factory=dict)
+    #: the pose in its frame of a geom or site placed by fromto, by the fromto as written: its rotation's
+    #: entries as computed and with +0 added, and its translation (`elements.geom_pose`)
+    fromto_poses: dict[str, tuple[tuple[float, ...], tuple[float, ...], list[float]]] = field(default_factory=dict)
     #: rotation matrices of orientations (entries as computed and with +0 added), by (specifier, text,
     #: compiler angle and eulerseq) (`Attributes.pose`)
     rotations: dict[tuple, tuple[tuple[float, ...], tuple[float, ...]]] = field(default_factory=dict)
