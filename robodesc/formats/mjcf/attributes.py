@@ -55,6 +55,8 @@ _DEFAULTABLE = {"joint", "geom", "site", "camera", "light", "mesh", "material", 
 _DEFAULTABLE |= ACTUATORS
 _IDENTITY_QUAT = (1.0, 0.0, 0.0, 0.0)
 _NO_ROTATION = (IDENTITY_ROTATION, IDENTITY_ROTATION)  # as computed and +0 added: the same
+#: The longest attribute text whose numbers a load keeps (`LoadState.numbers`): a vector, not a mesh's data.
+_KEPT_NUMBERS = 200
 T = TypeVar("T")
 
 
@@ -165,6 +167,10 @@ class Attributes:
         text = attrs.get(name)
         if not text or text.isspace():  # (a test, not a stripped copy of every number's text)
             return default
+        known = self.state.numbers
+        found = known.get(text)
+        if found is not None and (count is None or len(found) == count):
+            return list(found)  # (each caller's own list)
         # a vector of N numbers is cut into at most N + 1 pieces before its count is checked (a huge
         # attribute is refused without being cut into millions of strings)
         parts = text.split() if count is None else text.split(None, count)
@@ -181,6 +187,8 @@ class Attributes:
             )
         values = plain_numbers(parts, text)  # `Values.numbers`' common case, without finding the element's file
         if values is not None:
+            if len(text) <= _KEPT_NUMBERS:
+                known[text] = tuple(values)
             return values
         return self.values_of(element).numbers(parts, text, element, name)
 

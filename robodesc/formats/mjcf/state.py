@@ -86,6 +86,9 @@ class LoadState:
     #: writes the same type, axis, range or class values again and again, and the parser makes a
     #: string of each one it reads
     texts: dict[str, str] = field(default_factory=dict)
+    #: the numbers of attribute texts read so far (`Attributes.floats`): the same text gives the same
+    #: numbers, and a robot writes its classes' masses, axes and gains again and again
+    numbers: dict[str, tuple[float, ...]] = field(default_factory=dict)
     #: class attributes MuJoCo ignores: (class, tag, kind, attributes) -> (element label, location)s
     ignored: dict[tuple, list[tuple[str, Location]]] = field(default_factory=dict)
     diagnostics: list[Diagnostic] = field(default_factory=list)  # noted while reading, in order
