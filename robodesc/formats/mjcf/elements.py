@@ -38,7 +38,7 @@ from .attributes import ORIENTATION_NAMES, ORIENTATIONS, Attributes, merged
 from .checks import FROMTO_KINDS, MAYBE_IGNORED, ignored_class_attributes
 from .mesh_assets import MeshAsset
 from .mujoco_math import MJ_MINVAL
-from .records import ClassedGeom, GeomSpec, HfieldAsset, JointSpec, Principal, Rotation, SiteSpec, pose_array
+from .records import ClassedGeom, GeomSpec, HfieldAsset, JointSpec, Principal, Rotation, SiteSpec, plain, pose_array
 
 GEOM_TYPES = ("plane", "hfield", "sphere", "capsule", "ellipsoid", "cylinder", "box", "mesh", "sdf")
 JOINT_TYPES = ("free", "ball", "slide", "hinge")
@@ -366,6 +366,7 @@ def read_geom(read: Attributes, element: Element, frame: np.ndarray, active: str
         shell=shell,
         drawn=not discarded and (group <= 2 or not collides),  # shown by default, or drawn and never collides
         rgba=rgba,
+        plain_pose=mesh_shape is not None and plain(pose),
     )
     # not shared: a fitted size and pose (they depend on the mesh), nor an orientation written beside
     # fromto (noted for each geom that writes it)
@@ -416,7 +417,12 @@ def _geom(
     shape_pose = pose
     if mesh_shape is not None:
         geometry, placement = mesh_shape
-        shape_pose = pose @ placement if placement is not None else pose
+        if placement is None:
+            shape_pose = pose
+        elif classed.plain_pose and asset is not None and asset.frame().identity:  # (most mesh geoms)
+            shape_pose = pose.copy()  # `pose @ placement`, bit for bit (records.plain)
+        else:
+            shape_pose = pose @ placement
     elif kind == "hfield":
         geometry = _heightfield(_hfield(read, element, attrs))
     else:

@@ -38,6 +38,9 @@ class MeshFrame:
     #: non-uniform scale with a refquat) no rigid pose can carry it, and the pose keeps the rotation and the
     #: refpos offset: the drawing is then approximate (docs/formats/mjcf.md says so).
     placement: np.ndarray
+    #: whether `placement` has the identity's values (1 on the diagonal, +-0 elsewhere: a mesh without
+    #: refpos and refquat), which leaves a `records.plain` geom pose as it is
+    identity: bool
 
 
 @dataclass
@@ -80,7 +83,7 @@ class MeshAsset:
         reference = make_pose(quat_to_matrix(read.refquat(element, attrs)), refpos)
         placement = _rigid_placement(scale, reference[:3, :3], refpos)
         scale.flags.writeable = reference.flags.writeable = placement.flags.writeable = False
-        return MeshFrame(scale, reference, placement)
+        return MeshFrame(scale, reference, placement, placement.tolist() == _IDENTITY_ENTRIES)
 
     def processed(self) -> ProcessedMesh:
         """The mesh as MuJoCo processes it (read from its file on first use, then cached).
@@ -154,6 +157,7 @@ class MeshAsset:
             ) from None
 
 
+_IDENTITY_ENTRIES = np.eye(4).tolist()  # (compared with ==, for which -0 is 0)
 _EYE3 = np.eye(3)
 _EYE3.flags.writeable = False
 #: np.allclose's bound for comparing with the identity (atol + rtol * |identity|, rtol = 1e-5)

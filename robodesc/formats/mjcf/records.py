@@ -102,6 +102,16 @@ def placed(frame: np.ndarray, local: np.ndarray) -> np.ndarray:
     return local + 0.0 if frame is IDENTITY else frame @ local
 
 
+def plain(pose: np.ndarray) -> bool:
+    """Whether every entry of `pose` is finite and none is -0. Such a pose times a matrix with the
+    identity's values (1 on the diagonal, +-0 elsewhere) is the pose itself, bit for bit: each entry
+    of the product is the pose's own times 1 plus products of finite entries and +-0, which are +-0.
+    That is the pose's entry when it is not 0; when it is +0, a sum of zeros with a +0 term is +0,
+    whatever the order and whether it is fused (it is -0 only when every term is)."""
+    values = pose.ravel().tolist()
+    return math.isfinite(sum(values)) and not any([v == 0.0 and math.copysign(1.0, v) < 0.0 for v in values])
+
+
 #: A part of a body's mass: (mass, position, orientation (w, x, y, z), principal moments) in the body.
 MassPart = tuple[float, np.ndarray, np.ndarray, np.ndarray]
 
@@ -214,6 +224,7 @@ class ClassedGeom:
     shell: bool
     drawn: bool
     rgba: list[float] | None
+    plain_pose: bool  # `plain(pose)`, for a mesh file's geom (False for the others: not needed)
 
 
 @dataclass
