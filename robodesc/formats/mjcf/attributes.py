@@ -316,7 +316,13 @@ class Attributes:
     def _orientation(self, element: Element, attrs: dict[str, str]) -> str | None:
         """The orientation specifier in force on the element (None: the identity); more than one
         written on the element is an error."""
-        given = [name for name in ORIENTATIONS if name in element.attrib]
+        own = element.attrib
+        mine = ORIENTATION_NAMES.intersection(own)
+        if len(mine) == 1:  # one written (nearly every element that writes one): it, unless it is empty
+            (name,) = mine
+            if own[name].strip():
+                return name
+        given = [name for name in ORIENTATIONS if name in own]
         if len(given) > 1:
             raise self.error(
                 InvalidValue,
