@@ -198,9 +198,18 @@ class FileContext(LocatingValues):
 
     def pose_value(self, element: Element) -> tuple[np.ndarray, str]:
         """A `<pose>`'s (matrix, relative_to), checked as libsdformat checks it: for a reader that needs
-        no location of its own for it (a shape's or an inertial's pose, of which a file has hundreds). Its
-        owner is a model, link, joint, frame, visual, collision, inertial or include, whose pose frames the
-        reader resolves: a plain pose within a turn is noted in `plain_poses` for the lint."""
+        no location of its own for it (a shape's pose, of which a file has hundreds). See `pose_reading`."""
+        value, relative_to = self.pose_reading(element)
+        if isinstance(value, list):
+            return pose_from_xyz_rpy(value[:3], value[3:]), relative_to
+        return value, relative_to
+
+    def pose_reading(self, element: Element) -> tuple[list[float] | np.ndarray, str]:
+        """A `<pose>` as `pose_value` reads it, but a plain one (six plain, finite numbers in radians, the
+        usual pose) as its numbers `[x, y, z, roll, pitch, yaw]`, not yet a matrix: an inertial needs only
+        the translation of a pose that turns nothing. Its owner is a model, link, joint, frame, visual,
+        collision, inertial or include, whose pose frames the reader resolves: a plain pose within a turn
+        is noted in `plain_poses` for the lint."""
         relative_to, degrees, rotation_format = "", False, "euler_rpy"
         # attributes through `get`, and only when there are any (most poses have none): `attrib` would
         # give every attribute-less <pose> a dict of its own
@@ -232,10 +241,9 @@ class FileContext(LocatingValues):
         values = plain_pose_numbers(text) if rotation_format == "euler_rpy" and not degrees else None
         if values is None:
             return parse_pose(text, rotation_format, degrees, self.at(element)), relative_to
-        angles = values[3:]
-        if within_a_turn(*angles):
+        if within_a_turn(values[3], values[4], values[5]):
             self.plain_poses.add(element)
-        return pose_from_xyz_rpy(values[:3], angles), relative_to
+        return values, relative_to
 
     def pose_of(self, element: Element, where: Location | None = None) -> PoseRef:
         """The element's `<pose>` (identity, in its default frame, when it has none, located at the element:

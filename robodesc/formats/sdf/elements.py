@@ -17,7 +17,7 @@ import numpy as np
 
 from ...core.diagnostics import Severity
 from ...core.errors import InvalidValue, MissingAttribute
-from ...core.transforms import IDENTITY
+from ...core.transforms import IDENTITY, pose_from_xyz_rpy
 from ..xml import Element
 from .context import FileContext
 from .desc import FrameDesc, InertialDesc, Instance, LinkDesc, ModelDesc, Node, WorldDesc
@@ -233,7 +233,8 @@ def parse_inertial(ctx: FileContext, element: Element, link_name: str, solids: l
         values = tuple(ctx.child_doubles(inertia_el, _MOMENTS, _UNIT_MOMENTS))
     ixx, iyy, izz, ixy, ixz, iyz = values
     tensor = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
-    finite_pose = pose is None or all(map(math.isfinite, pose.ravel().tolist()))  # (a third of np.isfinite's cost)
+    # (a plain pose's numbers are finite; a matrix is tested with a third of np.isfinite's cost)
+    finite_pose = not isinstance(pose, np.ndarray) or all(map(math.isfinite, pose.ravel().tolist()))
     if not (math.isfinite(mass) and all(map(math.isfinite, values)) and finite_pose):
         raise ctx.error(
             InvalidValue,
@@ -258,6 +259,10 @@ def parse_inertial(ctx: FileContext, element: Element, link_name: str, solids: l
         if not _has_negative_zero(values):
             return InertialDesc(mass, np.zeros(3), tensor)
         pose = IDENTITY  # (only read)
+    elif isinstance(pose, list):  # a plain pose: one that turns nothing only moves the centre of mass
+        if not any(pose[3:]) and not _has_negative_zero(values):  # (angles of +-0.0 turn by the identity)
+            return InertialDesc(mass, np.array(pose[:3]), tensor)
+        pose = pose_from_xyz_rpy(pose[:3], pose[3:])
     rotation = pose[:3, :3]
     if rotation.tolist() == _UNTURNED_ROWS and not _has_negative_zero(values):  # (== takes -0.0 for 0.0)
         return InertialDesc(mass, pose[:3, 3].copy(), tensor)
@@ -274,13 +279,14 @@ def _has_negative_zero(values: tuple[float, ...]) -> bool:
     return 0.0 in values and "-0.0" in map(repr, values)  # (repr tells -0.0 from 0.0, == does not)
 
 
-def _inertial_pose(ctx: FileContext, element: Element, link_name: str) -> np.ndarray | None:
-    """The inertial's pose, always in the link frame (a relative_to is ignored, with a warning); None
-    without a `<pose>`: the link frame itself, finite, which the caller reads as the identity."""
+def _inertial_pose(ctx: FileContext, element: Element, link_name: str) -> list[float] | np.ndarray | None:
+    """The inertial's pose, always in the link frame (a relative_to is ignored, with a warning), as
+    `FileContext.pose_reading` gives it (a plain pose as its six numbers); None without a `<pose>`: the
+    link frame itself, finite, which the caller reads as the identity."""
     pose_el = element.find("pose")
     if pose_el is None:
         return None
-    matrix, relative_to = ctx.pose_value(pose_el)
+    value, relative_to = ctx.pose_reading(pose_el)
     if relative_to:
         ctx.diagnose(
             Severity.WARNING,
@@ -290,7 +296,7 @@ def _inertial_pose(ctx: FileContext, element: Element, link_name: str) -> np.nda
             pose_el,
             "remove relative_to",
         )
-    return matrix
+    return value
 
 
 def _auto_inertial(
