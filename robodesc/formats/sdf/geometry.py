@@ -42,11 +42,8 @@ def read_shape(ctx: FileContext, element: Element, kind: str) -> tuple[Shape, di
     name = element.get("name")
     pose_el = element.find("pose")
     matrix, relative_to = ctx.pose_value(pose_el) if pose_el is not None else (IDENTITY.copy(), "")
-    shape = Shape(geometry=Geometry(), pose=matrix, name=name)
-    if relative_to:
-        shape.extras.setdefault("sdf", {})["pose_relative_to"] = relative_to
-    solid: dict = {}
     geometry_el = element.find("geometry")
+    solid: dict  # what auto-inertia needs of the geometry (and what the SDF writer keeps of it)
     if geometry_el is None:  # libsdformat adds the required <geometry> as empty
         ctx.diagnose(
             Severity.WARNING,
@@ -55,8 +52,13 @@ def read_shape(ctx: FileContext, element: Element, kind: str) -> tuple[Shape, di
             element,
             "add <geometry><box><size>1 1 1</size></box></geometry>",
         )
+        geometry, solid = Geometry(), {}
     else:
-        shape.geometry, solid = read_geometry(ctx, geometry_el)
+        geometry, solid = read_geometry(ctx, geometry_el)
+    shape = Shape(geometry=geometry, pose=matrix, name=name)
+    if relative_to:
+        shape.extras.setdefault("sdf", {})["pose_relative_to"] = relative_to
+    if geometry_el is not None:
         if not solid and len(geometry_el):  # nothing robodesc knows: the whole <geometry> is kept
             shape.extras.setdefault("xml", []).append(ctx.keep(geometry_el).extra(None))
         if solid.get("kind") and (type(shape.geometry) is Geometry or solid["kind"] in ("mesh", "heightmap", "cone")):
@@ -264,14 +266,15 @@ def read_material(ctx: FileContext, element: Element) -> Material:
     and a normal-map shader without a `<normal_map>`.
     """
     material = Material()
-    colors = {}
+    colors: dict[str, list[float] | np.ndarray] = {}  # each color read, to be checked; an array made of one
     for tag in ("ambient", "diffuse", "specular", "emissive"):
         child = element.find(tag)
         if child is not None:
             text = text_of(child)
-            color = plain_color(text)  # the common case, without making a locator for an error
-            colors[tag] = color if color is not None else parse_color(text, ctx.at(child), tag)
-    material.color = colors.get("diffuse", colors.get("ambient"))
+            rgba = plain_color(text)  # the common case, without making a locator for an error
+            colors[tag] = rgba if rgba is not None else parse_color(text, ctx.at(child), tag)
+    color = colors.get("diffuse", colors.get("ambient"))
+    material.color = np.array(color) if isinstance(color, list) else color
     script = element.find("script")
     if script is not None:
         for tag in ("uri", "name"):
