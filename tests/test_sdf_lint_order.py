@@ -72,3 +72,32 @@ def test_poses_the_parse_read_plain_are_linted_for_their_attributes_alone():
     such a pose still has its attributes checked against the file's version; a pose past a turn is looked at whole."""
     found = [d for d in robodesc.loads(OLD_POSES, format="sdf").diagnostics if d.code.startswith("sdf-")]
     assert [(d.location.line, d.code) for d in found] == [(3, "sdf-newer-than-version"), (4, "sdf-angle-units")]
+
+
+JOINTS = textwrap.dedent(
+    """\
+    <sdf version="1.12">
+      <model name="m">
+        <link name="a"/><link name="b"/><link name="c"/><link name="d"/><link name="e"/>
+        <joint name="" type="revolute"><parent>a</parent><child>b</child><axis><xyz>0 0 1</xyz></axis></joint>
+        <joint name="k" type="revolute"><parent>b</parent><child>c</child><axis><xyz>0 0 2</xyz></axis></joint>
+        <joint name="l" type="prismatic"><parent>c</parent><child>d</child>
+          <axis><xyz>1 0 0</xyz></axis><axis2><xyz>0 1 0</xyz></axis2></joint>
+        <joint name="n" type="continuous"><parent>d</parent><child>e</child>
+          <axis><xyz>1 0 0</xyz><limit><lower>-1</lower><upper>1</upper></limit></axis></joint>
+      </model>
+    </sdf>
+    """
+)
+
+
+def test_joints_the_parse_read_plain_are_linted_for_their_name_alone():
+    """The parse tells the lint which joints it found plain (`FileContext.plain_joints`: unit axes, each used by
+    the joint's type, not continuous): such a joint still has its name checked; any other is looked at whole."""
+    found = [d for d in robodesc.loads(JOINTS, format="sdf").diagnostics if d.code.startswith("sdf-")]
+    assert [(d.location.line, d.code) for d in found] == [
+        (4, "sdf-empty-name"),
+        (5, "sdf-axis-not-unit"),
+        (7, "sdf-axis-ignored"),
+        (9, "sdf-continuous-with-limits"),
+    ]

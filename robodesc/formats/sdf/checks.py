@@ -53,8 +53,8 @@ from ..xml import Element
 from .context import FileContext
 from .desc import ModelDesc, WorldDesc
 from .geometry import SHAPE_PRECEDENCE
-from .spec import GEOMETRY_TAGS
-from .values import A_TURN, text_of, within_a_turn
+from .spec import AXISLESS_JOINT_TYPES, GEOMETRY_TAGS, ONE_AXIS_JOINT_TYPES
+from .values import A_TURN, UNIT_TOLERANCE, of_unit_length, text_of, within_a_turn
 
 #: Sensor types libsdformat 16's `Sensor::Load` accepts (any other is an error there).
 SENSOR_TYPES = frozenset(
@@ -81,9 +81,6 @@ SINCE = {
 _NEWEST_ATTRIBUTES = max(SINCE.values())
 #: Owners of a `<pose>` whose relative_to the reader resolves (an error when it names nothing).
 POSES_RESOLVED = frozenset("model link joint frame visual collision inertial include".split())
-_ONE_AXIS = frozenset(("revolute", "continuous", "prismatic", "screw"))
-_NO_AXIS = frozenset(("fixed", "ball"))
-_UNIT_TOLERANCE = 1e-3  # |norm - 1| allowed for quaternions and axes written with a few decimals
 _NO_LIMIT = 1e16  # libsdformat's "no limit"
 _PLAIN_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _TWO_PI = 2.0 * math.pi
@@ -125,7 +122,7 @@ def _turns_less_than_once(text: str) -> bool:
 
 
 def _is_unit_vector(text: str) -> bool:
-    """Whether `text` is three numbers of unit length (within `_UNIT_TOLERANCE`), read with one `float`
+    """Whether `text` is three numbers of unit length (`values.of_unit_length`), read with one `float`
     per number: then `_Lint.joint` has nothing to report about it. False when unsure: `_numbers` decides."""
     tokens = text.split(None, 3)
     if len(tokens) != 3:
@@ -134,7 +131,7 @@ def _is_unit_vector(text: str) -> bool:
         x, y, z = map(float, tokens)
     except ValueError:
         return False
-    return abs(math.sqrt(x * x + y * y + z * z) - 1.0) <= _UNIT_TOLERANCE
+    return of_unit_length(x, y, z)
 
 
 def _leading_number(text: str) -> float | None:
@@ -207,6 +204,7 @@ class _Lint:
         self.visiting = root
         self.document_content(root)
         scopes, linted, plain_poses, older = self.ctx.scopes, self.linted, self.ctx.plain_poses, self.older
+        plain_joints = self.ctx.plain_joints
         pending: list[tuple] = [(None, (root,), None)]  # (element, its children, the model or world it is in)
         while pending:
             parent, children, scope = pending.pop()
@@ -216,14 +214,15 @@ class _Lint:
                     self.visiting = element
                     # what `element` would find nothing to say about, told apart without calling it: a
                     # plain <pose> within a turn (most poses), a named element with a name and nothing
-                    # else to look at (links, visuals, collisions, ...), a <geometry> of one shape
+                    # else to look at (links, visuals, collisions, ...; joints the parse found plain), a
+                    # <geometry> of one shape
                     if tag == "pose":
                         if element in plain_poses:  # read by the parse: only its attributes' versions to look at
                             if older and element.keys():
                                 self.element(element, parent, scope)
                         elif element.keys() or parent is None or not _turns_less_than_once(text_of(element)):
                             self.element(element, parent, scope)
-                    elif tag in _NAME_ONLY:
+                    elif tag in _NAME_ONLY or (tag == "joint" and element in plain_joints):
                         name = element.get("name")
                         if name is not None and not name.strip():
                             self.empty_name(element)
@@ -310,7 +309,7 @@ class _Lint:
             values = _numbers(text)
         if values is not None and rotation_format == "quat_xyzw" and len(values) == 7:
             norm = math.sqrt(sum(v * v for v in values[3:]))
-            if norm > 0 and abs(norm - 1.0) > _UNIT_TOLERANCE:
+            if norm > 0 and abs(norm - 1.0) > UNIT_TOLERANCE:
                 self.add(
                     Severity.WARNING,
                     "sdf-quaternion-not-normalized",
@@ -416,7 +415,7 @@ class _Lint:
             axis = element.find(tag)
             if axis is None:
                 continue
-            if kind in _NO_AXIS or (tag == "axis2" and kind in _ONE_AXIS):
+            if kind in AXISLESS_JOINT_TYPES or (tag == "axis2" and kind in ONE_AXIS_JOINT_TYPES):
                 self.add(
                     Severity.WARNING,
                     "sdf-axis-ignored",
@@ -431,7 +430,7 @@ class _Lint:
             values = None if _is_unit_vector(text) else _numbers(text)
             if values is not None and len(values) >= 3:
                 norm = math.sqrt(sum(v * v for v in values[:3]))
-                if norm > 0 and abs(norm - 1.0) > _UNIT_TOLERANCE:
+                if norm > 0 and abs(norm - 1.0) > UNIT_TOLERANCE:
                     self.add(
                         Severity.WARNING,
                         "sdf-axis-not-unit",

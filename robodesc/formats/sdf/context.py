@@ -71,6 +71,10 @@ class FileContext(LocatingValues):
         #: frames the reader resolves (`pose_value`): the lint, which would read them again, has nothing to
         #: say about them but their attributes' versions (`checks._Lint.run`)
         self.plain_poses: set[Element] = set()
+        #: <joint>s of a model or world whose axes the parse read as unit vectors (or as the default 0 0 1), of
+        #: a type that uses each axis written and is not continuous (`joints.parse_joint`): the lint has
+        #: nothing to say about them but their name (`checks._Lint.run`)
+        self.plain_joints: set[Element] = set()
 
     # -- where things are, what was noticed ------------------------------------------------
     def at(self, element: Element) -> Callable[[], Location]:

@@ -19,8 +19,8 @@ from ..xml import Element
 from .context import FileContext
 from .desc import AxisDesc, JointDesc, Node
 from .names import duplicate, name_of, reference
-from .spec import JOINT_TYPE_NAMES
-from .values import parse_bool, text_of
+from .spec import AXISLESS_JOINT_TYPES, JOINT_TYPE_NAMES, ONE_AXIS_JOINT_TYPES
+from .values import of_unit_length, parse_bool, text_of
 
 _JOINT_TYPES = {name: JointType(name) for name in JOINT_TYPE_NAMES}
 _TRUE_TEXTS = ("true", "True", "TRUE", "1")  # what the 1.6 -> 1.7 converter maps for use_parent_model_frame
@@ -40,6 +40,7 @@ _AXIS_CHILDREN = {"xyz", "limit", "dynamics", "use_parent_model_frame", "mimic",
 _LIMIT_TAGS = ("lower", "upper", "effort", "velocity", "stiffness", "dissipation")
 _LIMIT_DEFAULTS = (-_NO_LIMIT, _NO_LIMIT, -1.0, -1.0, 0.0, 0.0)
 _DYNAMICS_TAGS = ("damping", "friction", "spring_reference", "spring_stiffness")
+_ONE_AXIS_OR_NONE = AXISLESS_JOINT_TYPES | ONE_AXIS_JOINT_TYPES  # the types whose <axis2> is ignored
 
 
 def parse_joint(ctx: FileContext, element: Element, convert14: bool) -> JointDesc:
@@ -57,10 +58,15 @@ def parse_joint(ctx: FileContext, element: Element, convert14: bool) -> JointDes
         parent_location=ctx.where(parent_el),
         child_location=ctx.where(child_el),
     )
-    for tag in ("axis", "axis2"):
+    plain = kind is not JointType.CONTINUOUS  # (whose limits the lint looks at)
+    for tag, ignored in (("axis", AXISLESS_JOINT_TYPES), ("axis2", _ONE_AXIS_OR_NONE)):
         axis_el = element.find(tag)
         if axis_el is not None:
-            setattr(joint, tag, parse_axis(ctx, axis_el, convert14))
+            axis, unit = parse_axis(ctx, axis_el, convert14)
+            setattr(joint, tag, axis)
+            plain = plain and unit and kind not in ignored
+    if plain:
+        ctx.plain_joints.add(element)
     if kind is JointType.SCREW:
         pitch = _screw_thread_pitch(ctx, element)
         joint.pitch = pitch / (2.0 * math.pi)
@@ -133,12 +139,16 @@ def _screw_thread_pitch(ctx: FileContext, element: Element) -> float:
 
 
 # -- axes ------------------------------------------------------------------------------------
-def parse_axis(ctx: FileContext, element: Element, convert14: bool) -> AxisDesc:
+def parse_axis(ctx: FileContext, element: Element, convert14: bool) -> tuple[AxisDesc, bool]:
+    """The axis, and whether its `<xyz>` is of unit length as written (`values.of_unit_length`; the default
+    0 0 1 is), which the lint would otherwise read again (`FileContext.plain_joints`)."""
     xyz_el = element.find("xyz")
     x, y, z = 0.0, 0.0, 1.0
     expressed_in = ""
+    unit = True
     if xyz_el is not None:
         x, y, z = ctx.floats_of(xyz_el, 3, "xyz")
+        unit = of_unit_length(x, y, z)
         expressed_in = reference(ctx, xyz_el.get("expressed_in", ""), xyz_el, "//axis/xyz/@expressed_in")
     norm = math.hypot(x, y, z)  # neither overflows (1e200) nor underflows (1e-200) as a sum of squares would
     if norm == 0.0:
@@ -173,7 +183,7 @@ def parse_axis(ctx: FileContext, element: Element, convert14: bool) -> AxisDesc:
     for child in element:
         if child.tag not in _AXIS_CHILDREN:
             ctx.check_kept(child, element.tag)
-    return axis
+    return axis, unit
 
 
 def _in_model_frame(ctx: FileContext, element: Element, convert14: bool) -> bool:

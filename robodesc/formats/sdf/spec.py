@@ -135,6 +135,10 @@ JOINT_TYPE_NAMES = (
     "screw",
     "gearbox",
 )
+#: Joint types that use no axis, and those that use one: an `<axis>` of the first, an `<axis2>` of either
+#: is ignored by libsdformat (the lint warns: `checks._Lint.joint`).
+AXISLESS_JOINT_TYPES = frozenset(("fixed", "ball"))
+ONE_AXIS_JOINT_TYPES = frozenset(("revolute", "continuous", "prismatic", "screw"))
 GEOMETRY_TAGS = (
     "box",
     "sphere",

@@ -32,6 +32,8 @@ from ..xml import plain_numbers
 
 __all__ = [
     "A_TURN",
+    "UNIT_TOLERANCE",
+    "of_unit_length",
     "within_a_turn",
     "parse_bool",
     "parse_color",
@@ -320,6 +322,16 @@ A_TURN = 2.0 * math.pi + 1e-9
 def within_a_turn(roll: float, pitch: float, yaw: float) -> bool:
     """Whether no angle (in radians) is beyond a turn (`A_TURN`)."""
     return abs(roll) <= A_TURN and abs(pitch) <= A_TURN and abs(yaw) <= A_TURN
+
+
+#: How far from 1 the length of a unit vector or quaternion written with a few decimals may be: beyond it,
+#: the lint warns (`checks._Lint.joint`, `checks._Lint.pose`).
+UNIT_TOLERANCE = 1e-3
+
+
+def of_unit_length(x: float, y: float, z: float) -> bool:
+    """Whether the vector (x, y, z) is of unit length, within `UNIT_TOLERANCE`."""
+    return abs(math.sqrt(x * x + y * y + z * z) - 1.0) <= UNIT_TOLERANCE
 
 
 def parse_pose(text: str, rotation_format: str, degrees: bool, where: Where) -> np.ndarray:
