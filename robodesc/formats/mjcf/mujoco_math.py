@@ -105,21 +105,6 @@ def frame_accumulate(
     return np.asarray(pos, dtype=float) + vec, np.array(mulquat(quat, child_quat))
 
 
-def _quat_to_mat9(q: list[float]) -> list[float]:
-    """`quat_to_mat` of plain floats as nine plain floats, row by row: the same operations in the same
-    order, without a numpy array (and numpy scalars) per step of `_jacobi_eig3`."""
-    if q == [1.0, 0.0, 0.0, 0.0]:
-        return [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]
-    q00, q01, q02, q03 = q[0] * q[0], q[0] * q[1], q[0] * q[2], q[0] * q[3]
-    q11, q12, q13 = q[1] * q[1], q[1] * q[2], q[1] * q[3]
-    q22, q23, q33 = q[2] * q[2], q[2] * q[3], q[3] * q[3]
-    return [
-        q00 + q11 - q22 - q33, 2 * (q12 - q03), 2 * (q13 + q02),
-        2 * (q12 + q03), q00 - q11 + q22 - q33, 2 * (q23 - q01),
-        2 * (q13 - q02), 2 * (q23 + q01), q00 - q11 - q22 + q33,
-    ]  # fmt: skip
-
-
 def _mulquat_floats(qa: list[float], qb: list[float]) -> list[float]:
     """`mulquat` of plain floats: `quat_multiply`'s Hamilton product term for term, then `normvec`."""
     aw, ax, ay, az = qa
@@ -158,10 +143,20 @@ def _jacobi_eig3(mat: np.ndarray, stop_rel: float, sort_rel: float) -> tuple[np.
     m0, m1, m2, m3, m4, m5, m6, m7, m8 = m = [float(x) for x in np.asarray(mat, dtype=float).reshape(9)]
     scale = max(abs(x) for x in m)
     stop = stop_rel * scale
-    quat = [1.0, 0.0, 0.0, 0.0]
+    # the frame's quaternion, as four floats: `quat_to_mat`, `normvec` and `mulquat` are written out in
+    # the loop, the same operations in the same order, without their lists and calls (up to ~40 steps)
+    qw, qx, qy, qz = 1.0, 0.0, 0.0, 0.0
     ev = [m0, m4, m8]
     for _ in range(500):
-        e0, e1, e2, e3, e4, e5, e6, e7, e8 = _quat_to_mat9(quat)
+        if qw == 1.0 and qx == 0.0 and qy == 0.0 and qz == 0.0:  # (the identity's entries, whatever its zeros' signs)
+            e0, e1, e2, e3, e4, e5, e6, e7, e8 = 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0
+        else:  # `quat_to_mat`, row by row
+            q00, q01, q02, q03 = qw * qw, qw * qx, qw * qy, qw * qz
+            q11, q12, q13 = qx * qx, qx * qy, qx * qz
+            q22, q23, q33 = qy * qy, qy * qz, qz * qz
+            e0, e1, e2 = q00 + q11 - q22 - q33, 2 * (q12 - q03), 2 * (q13 + q02)
+            e3, e4, e5 = 2 * (q12 + q03), q00 - q11 + q22 - q33, 2 * (q23 - q01)
+            e6, e7, e8 = 2 * (q13 - q02), 2 * (q23 + q01), q00 - q11 - q22 + q33
         # tmp = R^T A and d = tmp R, written out term by term (each sum in the order MuJoCo adds it); of d
         # only the diagonal and the entries above it are read (MuJoCo picks the pivot among those)
         t0, t1, t2 = e0 * m0 + e3 * m3 + e6 * m6, e0 * m1 + e3 * m4 + e6 * m7, e0 * m2 + e3 * m5 + e6 * m8
@@ -185,11 +180,35 @@ def _jacobi_eig3(mat: np.ndarray, stop_rel: float, sort_rel: float) -> tuple[np.
             t = -1.0 / (-tau + math.sqrt(1 + tau * tau))
         th = t / (1 + math.sqrt(1 + t * t))  # tan(theta / 2)
         ch = 1.0 / math.sqrt(1 + th * th)
-        rot = [ch, 0.0, 0.0, 0.0]
-        rot[rotk + 1] = -th * ch
-        if rotk == 1:
-            rot[rotk + 1] = -rot[rotk + 1]
-        quat = _mulquat_floats(quat, normvec(rot))
+        # the step's rotation (ch and -th ch, negated about y), `normvec`ed
+        sh = -th * ch if rotk != 1 else -(-th * ch)
+        bw, bx, by, bz = ch, sh if rotk == 0 else 0.0, sh if rotk == 1 else 0.0, sh if rotk == 2 else 0.0
+        nrm2 = 0.0
+        nrm2 += bw * bw
+        nrm2 += bx * bx
+        nrm2 += by * by
+        nrm2 += bz * bz
+        if not nrm2 < MJ_EPS:
+            nrm = math.sqrt(nrm2)
+            if abs(nrm - 1.0) > MJ_EPS:
+                bw, bx, by, bz = bw / nrm, bx / nrm, by / nrm, bz / nrm
+        # the frame's quaternion times it (`quat_multiply`), `normvec`ed
+        qw, qx, qy, qz = (
+            qw * bw - qx * bx - qy * by - qz * bz,
+            qw * bx + qx * bw + qy * bz - qz * by,
+            qw * by - qx * bz + qy * bw + qz * bx,
+            qw * bz + qx * by - qy * bx + qz * bw,
+        )
+        nrm2 = 0.0
+        nrm2 += qw * qw
+        nrm2 += qx * qx
+        nrm2 += qy * qy
+        nrm2 += qz * qz
+        if not nrm2 < MJ_EPS:
+            nrm = math.sqrt(nrm2)
+            if abs(nrm - 1.0) > MJ_EPS:
+                qw, qx, qy, qz = qw / nrm, qx / nrm, qy / nrm, qz / nrm
+    quat = [qw, qx, qy, qz]
     for j in range(3):
         j1 = j % 2
         if ev[j1] + sort_rel * scale < ev[j1 + 1]:
