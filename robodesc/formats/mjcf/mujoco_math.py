@@ -70,6 +70,17 @@ def normvec(vec: VectorLike) -> list[float]:
     return values
 
 
+def _normvec4(w: float, x: float, y: float, z: float) -> tuple[float, float, float, float]:
+    """`normvec` of four floats, without the lists (the Jacobi loop of `_jacobi_eig3` calls it twice a step)."""
+    nrm2 = w * w + x * x + y * y + z * z  # (as `normvec` sums from 0.0: the same bits, squares being >= 0)
+    if nrm2 < MJ_EPS:
+        return w, x, y, z
+    nrm = math.sqrt(nrm2)
+    if abs(nrm - 1.0) > MJ_EPS:
+        return w / nrm, x / nrm, y / nrm, z / nrm
+    return w, x, y, z
+
+
 def quat_to_mat(quat: VectorLike) -> np.ndarray:
     """Rotation matrix of a (w, x, y, z) quaternion, as ``mjuu_quat2mat`` (no normalisation)."""
     q = [float(v) for v in quat]
@@ -183,15 +194,7 @@ def _jacobi_eig3(mat: np.ndarray, stop_rel: float, sort_rel: float) -> tuple[np.
         # the step's rotation (ch and -th ch, negated about y), `normvec`ed
         sh = -th * ch if rotk != 1 else -(-th * ch)
         bw, bx, by, bz = ch, sh if rotk == 0 else 0.0, sh if rotk == 1 else 0.0, sh if rotk == 2 else 0.0
-        nrm2 = 0.0
-        nrm2 += bw * bw
-        nrm2 += bx * bx
-        nrm2 += by * by
-        nrm2 += bz * bz
-        if not nrm2 < MJ_EPS:
-            nrm = math.sqrt(nrm2)
-            if abs(nrm - 1.0) > MJ_EPS:
-                bw, bx, by, bz = bw / nrm, bx / nrm, by / nrm, bz / nrm
+        bw, bx, by, bz = _normvec4(bw, bx, by, bz)
         # the frame's quaternion times it (`quat_multiply`), `normvec`ed
         qw, qx, qy, qz = (
             qw * bw - qx * bx - qy * by - qz * bz,
@@ -199,15 +202,7 @@ def _jacobi_eig3(mat: np.ndarray, stop_rel: float, sort_rel: float) -> tuple[np.
             qw * by - qx * bz + qy * bw + qz * bx,
             qw * bz + qx * by - qy * bx + qz * bw,
         )
-        nrm2 = 0.0
-        nrm2 += qw * qw
-        nrm2 += qx * qx
-        nrm2 += qy * qy
-        nrm2 += qz * qz
-        if not nrm2 < MJ_EPS:
-            nrm = math.sqrt(nrm2)
-            if abs(nrm - 1.0) > MJ_EPS:
-                qw, qx, qy, qz = qw / nrm, qx / nrm, qy / nrm, qz / nrm
+        qw, qx, qy, qz = _normvec4(qw, qx, qy, qz)
     quat = [qw, qx, qy, qz]
     for j in range(3):
         j1 = j % 2
