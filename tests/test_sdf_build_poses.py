@@ -8,8 +8,7 @@ import itertools
 import numpy as np
 
 import robodesc
-from robodesc.core.transforms import IDENTITY, invert_pose, pose_from_xyz_rpy
-from robodesc.formats.sdf.build import _inverted
+from robodesc.core.transforms import IDENTITY, invert_pose, invert_poses, pose_from_xyz_rpy
 from robodesc.formats.sdf.graph import times
 
 
@@ -59,7 +58,7 @@ def test_stacked_inversions_and_products_are_those_of_each_pose():
         for _ in range(200)
     ]
     stacked = np.array(poses)
-    inverses = _inverted(stacked)
+    inverses = invert_poses(stacked)
     for pose, inverse in zip(poses, inverses):
         assert inverse.tobytes() == invert_pose(pose).tobytes()
     products = inverses[::-1] @ stacked

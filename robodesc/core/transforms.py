@@ -188,6 +188,17 @@ def invert_pose(pose: np.ndarray) -> np.ndarray:
     return inv
 
 
+def invert_poses(poses: np.ndarray) -> np.ndarray:
+    """`invert_pose` of each of a stack (n, 4, 4) of rigid poses, bit for bit: the same transposes and
+    products, in two numpy calls for the whole stack instead of several per pose."""
+    rotations = poses[:, :3, :3].transpose(0, 2, 1)
+    inverses = np.zeros_like(poses)
+    inverses[:, 3, 3] = 1.0
+    inverses[:, :3, :3] = rotations
+    inverses[:, :3, 3:4] = -rotations @ poses[:, :3, 3:4]
+    return inverses
+
+
 def skew(v: VectorLike) -> np.ndarray:
     """The cross-product matrix of a 3-vector."""
     x, y, z = v

@@ -25,7 +25,7 @@ from ...core.diagnostics import Severity
 from ...core.errors import InvalidTree, Location, UnresolvedReference, did_you_mean
 from ...core.model import Body, Constraint, Dynamics, Frame, Inertial, Joint, JointType, Limits, Mimic, Model
 from ...core.record import unshared_copy
-from ...core.transforms import IDENTITY, invert_pose
+from ...core.transforms import IDENTITY, invert_pose, invert_poses
 from .desc import AxisDesc, FileDesc, FrameDesc, JointDesc, LinkDesc, ModelDesc, Node
 from .graph import Scope, scope_of, times
 
@@ -48,16 +48,6 @@ class _Item(Generic[_D]):
     static: bool
     model: str | None  # the scoped name of the model it belongs to (None: the top model or the world)
     top_level: bool = True  # in the file's top model, a model of the world, or the world itself
-
-
-def _inverted(poses: np.ndarray) -> np.ndarray:
-    """`invert_pose` of each of a stack of poses, bit for bit: the same copies and products, stacked."""
-    rotations = poses[:, :3, :3].transpose(0, 2, 1)
-    inverses = np.zeros_like(poses)
-    inverses[:, 3, 3] = 1.0
-    inverses[:, :3, :3] = rotations
-    inverses[:, :3, 3] = (-rotations @ poses[:, :3, 3:])[..., 0]
-    return inverses
 
 
 def _sdf(extras: dict) -> dict:
@@ -172,7 +162,7 @@ class Builder:
                 poses.append(pose)
             made.append(row)
         worlds = np.array([self.pose(body) if body != "world" else IDENTITY for body in rows])
-        expressed = _inverted(worlds)[inverse_rows] @ np.array(poses)
+        expressed = invert_poses(worlds)[inverse_rows] @ np.array(poses)
         for (record, field, _, _), row in zip(wanted, made):
             setattr(record, field, expressed[row].copy())  # an array of its own, not a view of the stack
         wanted.clear()
