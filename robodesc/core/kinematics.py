@@ -417,7 +417,7 @@ class Kinematics:
                     reference.append(_reference_scalar(joint))
                     self._own_sources[jname] = (start, 1.0, 0.0)
                 else:
-                    reference.extend(reference_value(joint).tolist())
+                    reference.extend(_reference_floats(joint))
                     self._own_sources[jname] = slice(start, start + dof)
                 self.layout[jname] = slice(start, start + dof)
                 self.joint_names.append(jname)
@@ -1149,9 +1149,11 @@ def _anchors(
     model: Model, tree: list, moving_joints: Mapping[str, list[Joint]]
 ) -> tuple[dict[str, str | None], dict[str, np.ndarray]]:
     """Every body's nearest moving ancestor (its "anchor", None for the world) and the constant product
-    from the anchor to the body's parent frame: pose = world[anchor] @ prefix @ local."""
+    from the anchor to the body's parent frame: pose = world[anchor] @ prefix @ local. Children of one
+    static body share their prefix, made once (a fixed link often carries several)."""
     anchor: dict[str, str | None] = {}
     prefix: dict[str, np.ndarray] = {}
+    below: dict[str, np.ndarray] = {}  # prefix[P] @ P.pose, for each static body P with children
     for body in tree:
         parent = body.parent
         if parent is None:
@@ -1160,7 +1162,10 @@ def _anchors(
             anchor[body.name], prefix[body.name] = parent, IDENTITY
         else:
             anchor[body.name] = anchor[parent]
-            prefix[body.name] = prefix[parent] @ np.asarray(model.bodies[parent].pose, dtype=float)
+            shared = below.get(parent)
+            if shared is None:
+                shared = below[parent] = prefix[parent] @ np.asarray(model.bodies[parent].pose, dtype=float)
+            prefix[body.name] = shared
     return anchor, prefix
 
 
@@ -1262,7 +1267,7 @@ def _rest_shift(joint: Joint) -> list[float] | None:
     ref = joint.reference
     if type(ref) in _NUMBERS:  # (a plain number: the joint's value, or for a joint of more values its identity)
         return _UNMOVED if joint.dof != 1 or (ref == 0 and math_copysign(1.0, ref) > 0) else None
-    values = reference_value(joint).tolist()
+    values = _reference_floats(joint)
     shift = _UNMOVED
     if kind is JointType.FLOATING:
         shift, values = values[:3], values[3:]
@@ -1367,10 +1372,24 @@ def reference_value(joint: Joint) -> np.ndarray:
     return ref if ref.size == joint.dof else default_value(joint)
 
 
+def _reference_floats(joint: Joint) -> list[float]:
+    """`reference_value(joint).tolist()`, without numpy when the reference is a plain number (as
+    readers set it): compiling a small model is mostly the fixed cost of such calls."""
+    ref = joint.reference
+    if type(ref) in _NUMBERS:
+        return [float(ref)] if JOINT_DOF[joint.type] == 1 else _identity_floats(joint)
+    return reference_value(joint).tolist()
+
+
 def default_value(joint: Joint) -> np.ndarray:
     """The identity value of a joint: zeros, or a unit quaternion for ball/floating joints."""
+    return np.array(_identity_floats(joint), dtype=float)
+
+
+def _identity_floats(joint: Joint) -> list[float]:
+    """The identity value of a joint, as a list (see `default_value`)."""
     if joint.type is JointType.BALL:
-        return np.array([1.0, 0.0, 0.0, 0.0])
+        return [1.0, 0.0, 0.0, 0.0]
     if joint.type is JointType.FLOATING:
-        return np.array([0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
-    return np.zeros(joint.dof)
+        return [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0]
+    return [0.0] * JOINT_DOF[joint.type]
