@@ -219,13 +219,15 @@ class _Plan:
         self.parents = parents
         self.count = len(parents)
         self.direct, self.fixed, self.rows = direct, fixed, rows
-        self._depth, self.jumps = _walk(parents)
+        self._depth = _depths(parents)
         self._levels: list[tuple[slice, np.ndarray | slice]] | None = None
+        self._jumps: list[tuple[int, np.ndarray]] | None = None
         # A pass over a chunk costs about as much as 64 numpy calls: a deep tree (a long chain) is
         # walked by jumps in batches too, or its cost would grow with its depth squared. A sub-plan
         # walks as the full plan does, so that it computes the very same products.
-        depth = self._depth[-1] + 1 if self._depth else 0  # (one level per depth)
-        self.batch_jumps = depth > 64 * max(1, len(self.jumps)) if batch_jumps is None else batch_jumps
+        deepest = self._depth[-1] if self._depth else 0
+        jumps = deepest.bit_length()  # (how many `jumps` makes: one per power of 2 up to the depth)
+        self.batch_jumps = deepest + 1 > 64 * max(1, jumps) if batch_jumps is None else batch_jumps
         self._kernel: tuple | None = None
         # one configuration: the columns read as they are when no joint is a mimic or held at 0
         mults = mult.tolist()  # (list methods: fewer numpy calls, which is what compiling a small model costs)
@@ -266,6 +268,14 @@ class _Plan:
             self._levels = levels
         return self._levels
 
+    @property
+    def jumps(self) -> list[tuple[int, np.ndarray]]:
+        """The ancestor-pointer jumps that walk the tree for one configuration (and for a deep tree's
+        batches), see `_jumps`. Worked out on first use: a shallow tree's batches walk by levels."""
+        if self._jumps is None:
+            self._jumps = _jumps(self.parents, self._depth)
+        return self._jumps
+
     def kernel_arrays(self) -> tuple:
         """The plan as the flat arrays the compiled kernel reads (built on first use)."""
         if self._kernel is None:
@@ -275,26 +285,30 @@ class _Plan:
         return self._kernel
 
 
-def _walk(parents: np.ndarray) -> tuple[list[int], list[tuple[int, np.ndarray]]]:
-    """The depth of each moving body (sorted by depth), and the ancestor-pointer jumps that walk the
-    tree for one configuration (and for a deep tree's batches): after jump k a body holds the product
-    of its 2**(k+1) nearest local poses. Worked out on lists, with one numpy call per jump: compiling
-    a small model is mostly the fixed cost of such calls. (Batches walk by levels: `_Plan.levels`.)"""
-    count = none = len(parents)
-    parent_list = parents.tolist()
+def _depths(parents: np.ndarray) -> list[int]:
+    """The depth of each moving body (parents come first, so one pass)."""
+    none = len(parents)
     depth: list[int] = []
-    for p in parent_list:  # parents come first: one pass
+    for p in parents.tolist():
         depth.append(depth[p] + 1 if p != none else 0)
-    # jump k moves the bodies at depth 2**k and more, a suffix of the (depth-sorted) moving bodies
+    return depth
+
+
+def _jumps(parents: np.ndarray, depth: list[int]) -> list[tuple[int, np.ndarray]]:
+    """The ancestor-pointer jumps of moving bodies sorted by `depth`: after jump k a body holds the
+    product of its 2**(k+1) nearest local poses. Jump k moves the bodies at depth 2**k and more, a
+    suffix of the bodies; one numpy call per jump (compiling a small model is mostly the fixed cost
+    of such calls)."""
+    count = len(parents)
     jumps: list[tuple[int, np.ndarray]] = []
-    pointer = np.array([*parent_list, none])
+    pointer = np.array([*parents.tolist(), count])
     reach = 1
     while count and reach <= depth[-1]:
         first = bisect_left(depth, reach)
         jumps.append((first, pointer[first:count].copy()))
         pointer = pointer[pointer]
         reach *= 2
-    return depth, jumps
+    return jumps
 
 
 class Kinematics:
@@ -1142,7 +1156,19 @@ def _by_depth(bodies: list) -> list:
                 location=body.location,
                 construct=body.name,
             )
-    return sorted(bodies, key=lambda b: depth[b.name])
+    return _in_depth_order(bodies, depth)
+
+
+def _in_depth_order(bodies: list, depth: Mapping[str, int]) -> list:
+    """`bodies` by `depth[name]`, stable: one bucket per depth, a pass each way (linear, where a sort
+    is not, and cheaper than a sort's key calls). A body is at most one deeper than those before it."""
+    levels: list[list] = []
+    for body in bodies:
+        d = depth[body.name]
+        if d == len(levels):
+            levels.append([])
+        levels[d].append(body)
+    return levels[0] if len(levels) == 1 else [body for level in levels for body in level]
 
 
 def _anchors(
@@ -1175,7 +1201,7 @@ def _by_anchor_depth(moving: list, anchor: Mapping[str, str | None]) -> list:
     for body in moving:  # already parents-first
         up = anchor[body.name]
         depth[body.name] = depth[up] + 1 if up is not None else 0
-    return sorted(moving, key=lambda b: depth[b.name])
+    return _in_depth_order(moving, depth)
 
 
 def _chain_terms(
