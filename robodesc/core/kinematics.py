@@ -385,9 +385,6 @@ class Kinematics:
         )
         self._plans: OrderedDict[tuple, tuple[_Plan, list[str], dict[str, int], dict[str, int]]] = OrderedDict()
         self._lock = threading.Lock()
-        # single values of one-value joints go straight into a list (no numpy call per joint)
-        self._scalar_start = {name: sl.start for name, sl in self.layout.items() if sl.stop - sl.start == 1}
-        self._reference_list = self.reference.tolist()
 
     def __getstate__(self) -> dict[str, Any]:
         """Copies and pickles (a model is deep-copied with its compiled tree) leave out the lock and
@@ -419,6 +416,8 @@ class Kinematics:
         self._ignored: set[str] = set()
         # where the values of joints that take their own come from (see `_value_sources`)
         self._own_sources: dict[str, tuple[int, float, float] | slice] = {}
+        # single values of one-value joints go straight into a list (no numpy call per joint)
+        self._scalar_start: dict[str, int] = {}
         for body in tree:
             for jname in body.joints:
                 joint = joints[jname]
@@ -430,6 +429,7 @@ class Kinematics:
                 if dof == 1:  # nearly all joints: no numpy call per joint
                     reference.append(_reference_scalar(joint))
                     self._own_sources[jname] = (start, 1.0, 0.0)
+                    self._scalar_start[jname] = start
                 else:
                     reference.extend(_reference_floats(joint))
                     self._own_sources[jname] = slice(start, start + dof)
@@ -437,6 +437,7 @@ class Kinematics:
                 self.joint_names.append(jname)
         self.nq = len(reference)
         self.reference = np.array(reference, dtype=float)
+        self._reference_list = reference  # (its floats are the array's)
         self._ignored |= set(joints) - set(self.layout)  # joints off the tree (loop closures) take no value
 
     def _compile_moving(
@@ -1399,11 +1400,14 @@ def reference_value(joint: Joint) -> np.ndarray:
 
 
 def _reference_floats(joint: Joint) -> list[float]:
-    """`reference_value(joint).tolist()`, without numpy when the reference is a plain number (as
-    readers set it): compiling a small model is mostly the fixed cost of such calls."""
+    """`reference_value(joint).tolist()`, without numpy's conversions when the reference is a plain
+    number or a float vector (as readers set it): compiling a small model is mostly the fixed cost
+    of such calls."""
     ref = joint.reference
     if type(ref) in _NUMBERS:
         return [float(ref)] if JOINT_DOF[joint.type] == 1 else _identity_floats(joint)
+    if type(ref) is np.ndarray and ref.dtype is _FLOAT and ref.ndim == 1:  # (a free joint's, as readers make it)
+        return ref.tolist() if len(ref) == JOINT_DOF[joint.type] else _identity_floats(joint)
     return reference_value(joint).tolist()
 
 
