@@ -77,6 +77,9 @@ _INERTIA_TENSOR = np.array([[1, 2, 3], [2, 4, 5], [3, 5, 6]])
 _INERTIA_TENSOR.flags.writeable = False
 _LIMIT_KEYS = ("lower", "upper", "effort", "velocity")
 _LIMIT_DEFAULTS = (0.0, 0.0, MissingAttribute, MissingAttribute)  # effort and velocity are required
+_SAFETY_KEYS = ("k_velocity", "k_position", "soft_lower_limit", "soft_upper_limit")
+_SAFETY_DEFAULTS = (MissingAttribute, 0.0, 0.0, 0.0)  # k_velocity is required
+_CALIBRATION_KEYS = ("reference_position", "rising", "falling")
 EXTENSION_TAGS = {"gazebo", "transmission", "ros2_control"}
 _NESTED = ("inertial", "visual", "collision")  # the children of a link that have children of their own
 _SHAPE_CHILDREN = {"geometry", "origin", "material"}  # what a <visual> or <collision> may hold without an extra
@@ -91,6 +94,9 @@ _JOINT_CHILDREN = {
     "safety_controller",
     "calibration",
 }
+#: The children of a joint the model has fields for: a joint with only these, each once (most joints), has
+#: nothing for `_joint_urdf_only` and `_joint_kept` to read or keep
+_JOINT_MODELLED = frozenset({"origin", "parent", "child", "axis", "limit", "dynamics", "mimic"})
 #: Children urdfdom reads once (the first), per parent element: more of them are ignored.
 _READ_ONCE = {
     "link": ("inertial",),
@@ -105,8 +111,10 @@ def _origin_texts(origin: Element | None) -> tuple[list[str], str] | None:
     """The six number texts of an <origin>'s xyz and rpy ("0 0 0" where not written, as for no origin
     at all) and the text they are cut from, for `plain_numbers`; None when either attribute does not
     have three parts, which the attribute-by-attribute path reads and reports."""
-    attrib = origin.attrib if origin is not None else {}
-    xyz_text, rpy_text = attrib.get("xyz", "0 0 0"), attrib.get("rpy", "0 0 0")
+    if origin is None:
+        xyz_text = rpy_text = "0 0 0"
+    else:  # (`Element.get`: fetching `.attrib` costs more than the lookups themselves)
+        xyz_text, rpy_text = origin.get("xyz", "0 0 0"), origin.get("rpy", "0 0 0")
     parts, turns = xyz_text.split(None, 3), rpy_text.split(None, 3)
     if len(parts) == 3 and len(turns) == 3:
         return parts + turns, xyz_text + rpy_text
@@ -677,8 +685,9 @@ class _UrdfReader:
         axis = self._joint_axis(name, kind, parts.get("axis"), extras)
         limits = self._joint_limits(name, kind, element, limit_el, extras, limit_numbers)
         dynamics, mimic = self._joint_dynamics_and_mimic(name, parts, dynamics_numbers)
-        self._joint_urdf_only(parts, extras)
-        self._joint_kept(name, element, parts, extras)
+        if len(parts) != len(element) or not parts.keys() <= _JOINT_MODELLED:  # more than the model's fields
+            self._joint_urdf_only(parts, extras)
+            self._joint_kept(name, element, parts, extras)
         location = self.values.where(element)
         # name, type, parent, child, origin, axis, axis2, limits, limits2, dynamics, mimic, reference, pitch,
         # location, extras
@@ -695,13 +704,12 @@ class _UrdfReader:
         float("0") is that default."""
         texts: list[Any] = []
         if limit is not None:
-            attrib = limit.attrib
-            texts += [attrib.get("lower", "0"), attrib.get("upper", "0"), attrib.get("effort"), attrib.get("velocity")]
+            texts += [limit.get("lower", "0"), limit.get("upper", "0"), limit.get("effort"), limit.get("velocity")]
         if dynamics is not None:
-            attrib = dynamics.attrib
-            if "damping" not in attrib and "friction" not in attrib:
+            damping, friction = dynamics.get("damping"), dynamics.get("friction")
+            if damping is None and friction is None:
                 return None
-            texts += [attrib.get("damping", "0"), attrib.get("friction", "0")]
+            texts += ["0" if damping is None else damping, "0" if friction is None else friction]
         if not texts or None in texts:
             return None
         return plain_numbers(texts, "".join(texts))
@@ -737,7 +745,8 @@ class _UrdfReader:
                 construct=f"joint/{end}",
                 suggestion=f'add <{end} link="..."/>',
             )
-        return self.values.required(end_el, "link")
+        link = end_el.get("link")  # (`required` says it when missing)
+        return link if link is not None else self.values.required(end_el, "link")
 
     def _joint_axis(self, name: str, kind: JointType, axis_el: Element | None, extras: dict[str, Any]) -> np.ndarray:
         """The axis of the joint's <axis> as a unit vector, as KDL and pinocchio use it. Without xyz it is
@@ -857,17 +866,12 @@ class _UrdfReader:
         v = self.values
         safety_el = parts.get("safety_controller")
         if safety_el is not None:
-            extras.setdefault("urdf", {})["safety_controller"] = {
-                "k_velocity": v.number(safety_el, "k_velocity"),
-                "k_position": v.number(safety_el, "k_position", 0.0),
-                "soft_lower_limit": v.number(safety_el, "soft_lower_limit", 0.0),
-                "soft_upper_limit": v.number(safety_el, "soft_upper_limit", 0.0),
-            }
+            numbers = v.numbers_of(safety_el, _SAFETY_KEYS, _SAFETY_DEFAULTS)
+            extras.setdefault("urdf", {})["safety_controller"] = dict(zip(_SAFETY_KEYS, numbers))
         calibration_el = parts.get("calibration")
         if calibration_el is not None:
-            extras.setdefault("urdf", {})["calibration"] = {
-                key: v.number(calibration_el, key, None) for key in ("reference_position", "rising", "falling")
-            }
+            numbers = v.numbers_of(calibration_el, _CALIBRATION_KEYS, (None, None, None))
+            extras.setdefault("urdf", {})["calibration"] = dict(zip(_CALIBRATION_KEYS, numbers))
 
     def _joint_kept(self, name: str, element: Element, parts: dict[str, Element], extras: dict[str, Any]) -> None:
         """What URDF does not define is kept, not lost: unknown children as `extras["xml"]` (with an
