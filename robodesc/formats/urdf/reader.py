@@ -556,7 +556,7 @@ class _UrdfReader:
         numbers. When all are plain (nearly always) they are read in one pass (one `plain_numbers`, the
         measured cost of an inertial being mostly its number parsing); otherwise number by number and
         then as `_xyz_rpy` reads an origin, so that a fault is the one, and is reported as, before."""
-        texts: list[Any] = [mass_el.get("value"), *map(inertia_el.attrib.get, _INERTIA_KEYS)]
+        texts: list[Any] = [mass_el.get("value"), *map(inertia_el.get, _INERTIA_KEYS)]
         origin_texts = _origin_texts(origin) if None not in texts else None
         if origin_texts is not None:
             parts, text = origin_texts
