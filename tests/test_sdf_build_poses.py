@@ -9,7 +9,7 @@ import numpy as np
 
 import robodesc
 from robodesc.core.transforms import IDENTITY, invert_pose, invert_poses, pose_from_xyz_rpy
-from robodesc.formats.sdf.graph import times
+from robodesc.formats.sdf.graph import times, turns_nothing
 
 
 def _poses() -> list[np.ndarray]:
@@ -92,3 +92,20 @@ def test_poses_at_a_default_frame_are_products_of_their_own():
         assert not np.signbit(pose)[pose == 0.0].any()
     for a, b in itertools.combinations(poses, 2):
         assert not np.shares_memory(a, b)
+
+
+def test_an_axis_in_a_frame_that_turns_nothing_is_the_product_it_skips():
+    """`Builder._axis`: an axis expressed in an unturned frame (the model frame of most pre-1.7 axes) is
+    turned by a copy of the joint frame's transposed rotation instead of its product with the identity,
+    which is the same matrix laid out the same way, so the product with the axis has the same bits."""
+    rng = np.random.default_rng(7)
+    moved = pose_from_xyz_rpy((1.0, -2.0, 0.5), (0.0, 0.0, 0.0))
+    frames = [IDENTITY, pose_from_xyz_rpy((0.0, 0.0, 0.0), (0.0, 0.0, 0.0)), moved]
+    assert all(turns_nothing(frame) for frame in frames)
+    assert not turns_nothing(pose_from_xyz_rpy((0.0, 0.0, 0.0), (0.0, 0.0, 0.3)))
+    joints = _poses() + [pose_from_xyz_rpy((0.0, 0.0, 0.0), tuple(rng.uniform(-4, 4, 3))) for _ in range(300)]
+    axes = [np.array(v) for v in ((0.0, 0.0, 1.0), (-0.0, 0.0, -1.0), (1.0, -0.0, 0.0))]
+    axes += [v / np.linalg.norm(v) for v in rng.normal(size=(30, 3))]
+    for joint, frame, axis in itertools.product(joints, frames, axes):
+        product = joint[:3, :3].T @ frame[:3, :3] @ axis
+        assert (joint[:3, :3].T.copy() @ axis).tobytes() == product.tobytes()

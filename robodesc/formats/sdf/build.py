@@ -27,7 +27,7 @@ from ...core.model import Body, Constraint, Dynamics, Frame, Inertial, Joint, Jo
 from ...core.record import unshared_copy
 from ...core.transforms import IDENTITY, invert_pose, invert_poses
 from .desc import AxisDesc, FileDesc, FrameDesc, JointDesc, LinkDesc, ModelDesc, Node
-from .graph import Scope, scope_of, times
+from .graph import Scope, scope_of, times, turns_nothing
 
 _ONE_AXIS = (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC, JointType.SCREW)
 _TWO_AXES = (JointType.UNIVERSAL, JointType.REVOLUTE2)
@@ -421,21 +421,26 @@ class Builder:
         self, item: _Item[JointDesc], axis: AxisDesc, frame_pose: np.ndarray
     ) -> tuple[np.ndarray, Limits, Dynamics]:
         """An `<axis>` or `<axis2>`: its direction in the joint frame, its limits and its dynamics."""
-        direction = axis.xyz
         if axis.expressed_in:
             frame = self.pose(
                 self.full_path(item, axis.expressed_in, "expressed_in", axis.xyz_location or axis.location)
             )
-            direction = frame_pose[:3, :3].T @ frame[:3, :3] @ direction
+            rotation = frame_pose[:3, :3].T
+            # a frame that turns nothing (the model frame of most pre-1.7 axes) leaves the product what it
+            # multiplies, laid out as a product is: a copy, which the product below reads with the same kernel
+            rotation = rotation.copy() if turns_nothing(frame) else rotation @ frame[:3, :3]
+            direction = rotation @ axis.xyz
             # np.linalg.norm of a 1-D float array, bit for bit, without its overhead
             direction = direction / math.sqrt(float(direction.dot(direction)))
+        else:
+            direction = axis.xyz.copy()  # an array of the joint's own
         given = axis.limits
         if item.desc.type in _UNBOUNDED:
             limits = Limits(None, None, given.velocity, given.effort)
         else:
             limits = Limits(given.lower, given.upper, given.velocity, given.effort)
         dynamics = axis.dynamics if self._first_placement(axis.dynamics) else copy(axis.dynamics)
-        return np.array(direction, dtype=float), limits, dynamics
+        return direction, limits, dynamics
 
     def _axes(self, item: _Item[JointDesc], joint: Joint, frame_pose: np.ndarray) -> None:
         """The mimics of `<axis>` (made with the joint) and `<axis2>`, and `<axis2>`."""

@@ -42,6 +42,8 @@ _I4_INVERTED.flags.writeable = False
 #: the bytes of the identity as poses hold it: left out or made by a product, and written `0 0 0 0 0 0`
 #: (whose rotation has a -0.0)
 _IDENTITIES = frozenset({_I4.tobytes(), pose_from_xyz_rpy((0.0, 0.0, 0.0), (0.0, 0.0, 0.0)).tobytes()})
+#: the bytes of the rotation block of those identities (a frame may be moved but not turned)
+_UNTURNED = frozenset({_I4[:3, :3].tobytes(), pose_from_xyz_rpy((0.0, 0.0, 0.0), (0.0, 0.0, 0.0))[:3, :3].tobytes()})
 
 
 def times(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -59,6 +61,12 @@ def times(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if b.tobytes() in _IDENTITIES:
         return a
     return a @ b
+
+
+def turns_nothing(pose: np.ndarray) -> bool:
+    """Whether the rotation of `pose` is the identity as poses hold it (see `times`): a product by it
+    is its other factor but for the sign of zeros, which no later product's bits depend on."""
+    return pose is _I4 or pose[:3, :3].tobytes() in _UNTURNED
 
 
 @dataclass(slots=True)
