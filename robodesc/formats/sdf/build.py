@@ -267,8 +267,6 @@ class Builder:
         for frame in self.frames:
             self._frame(model, frame)
         self._express()
-        for link in self.links:
-            self.pose(link.full)  # every link resolves (errors surface even for unused frames)
 
     def _body(self, item: _Item[LinkDesc], model: Model) -> Body:
         link = item.desc
@@ -474,6 +472,8 @@ class Builder:
     def _default_axes(item: _Item[JointDesc], joint: Joint, model: Model) -> None:
         """The axes a joint type needs but the joint does not give: 0 0 1 (and 0 1 0), with a warning."""
         desc = item.desc
+        if desc.axis is not None and desc.type not in _TWO_AXES:  # (most joints) every axis it needs is given
+            return
         needs = 1 if desc.type in _ONE_AXIS else 2 if desc.type in _TWO_AXES else 0
         missing = [tag for tag, axis in (("axis", desc.axis), ("axis2", desc.axis2))[:needs] if axis is None]
         if missing:
@@ -570,7 +570,7 @@ class Builder:
             parent = ends[jname][0] if jname is not None else "world"
             body.parent = parent
             body.floating = jname is None and not body.static
-            self.in_body(body, "pose", parent, self.pose(name))
+            self.in_body(body, "pose", parent, self.pose(name))  # (every link is in `sequence`: every link resolves)
             loops = [j for j in incoming.get(name, ()) if j != jname]
             body.joints = (jname,) if jname is not None else ()
             for loop in loops:  # kept as joints, off the tree: kinematics accepts and ignores their values
