@@ -46,6 +46,9 @@ from .values import (
     within_a_turn,
 )
 
+#: The attribute names of a `<pose>` with a relative_to and nothing else, as `Element.keys` gives them
+_RELATIVE_TO_ONLY = ["relative_to"]
+
 
 class FileContext(LocatingValues):
     """One SDF file being parsed.
@@ -217,8 +220,10 @@ class FileContext(LocatingValues):
         relative_to, degrees, rotation_format = "", False, "euler_rpy"
         # attributes through `get`, and only when there are any (most poses have none): `attrib` would
         # give every attribute-less <pose> a dict of its own
-        if element.keys():
+        keys = element.keys()
+        if keys:
             relative_to = reference(self, element.get("relative_to", ""), element, "//pose/@relative_to")
+        if keys and keys != _RELATIVE_TO_ONLY:  # (the usual attribute alone leaves the others at their defaults)
             frame = element.get("frame", "").strip()
             if frame:
                 self.diagnose(

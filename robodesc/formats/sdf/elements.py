@@ -276,7 +276,8 @@ _UNTURNED_ROWS = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
 def _has_negative_zero(values: tuple[float, ...]) -> bool:
     """Whether one of `values` is -0.0, which turning a tensor by the identity makes +0.0 (or not,
     depending on the signs of the other moments): the one case where the product is not the tensor."""
-    return 0.0 in values and "-0.0" in map(repr, values)  # (repr tells -0.0 from 0.0, == does not)
+    # (copysign tells -0.0 from 0.0, == does not; asked of the zeros only, not by repr of every value)
+    return 0.0 in values and any(math.copysign(1.0, value) < 0.0 for value in values if value == 0.0)
 
 
 def _inertial_pose(ctx: FileContext, element: Element, link_name: str) -> list[float] | np.ndarray | None:

@@ -68,6 +68,9 @@ _BLANKS = " \t\n\r\f\v"
 #: exactly what `_STREAM_NUMBER` (and `_DOUBLE_PREFIX`'s decimal branch, taking it whole) accepts:
 #: the fast paths below try `float` first and leave everything else to the patterns.
 _DECIMAL_CHARACTERS = "0123456789+-.eE"
+#: Whether a text is made only of `_DECIMAL_CHARACTERS` (the empty text too): one pass of a compiled
+#: character class, where `str.strip(characters)` searches the set again for every character of the text
+_ALL_DECIMAL = re.compile(f"[{re.escape(_DECIMAL_CHARACTERS)}]*").fullmatch
 _INT_DIGITS = 20  # digits of the largest integer libsdformat reads (2**64 - 1); hexadecimal ones have fewer
 
 Where = Callable[[], Location]
@@ -113,7 +116,7 @@ def parse_double(text: str, where: Where, construct: str) -> float:
 def plain_finite(text: str) -> float | None:
     """`text` as a number when it is a plain, finite decimal number (what `parse_finite` then returns,
     with or without `allow_inf`); None for anything else, which `parse_finite` decides."""
-    if text and not text.strip(_DECIMAL_CHARACTERS):
+    if text and _ALL_DECIMAL(text):
         try:
             value = float(text)
         except ValueError:
@@ -123,8 +126,9 @@ def plain_finite(text: str) -> float | None:
     return None
 
 
-#: What `plain_finites` lets through to `float`: plain decimal numbers and the blanks around them.
-_PLAIN_OR_BLANK = _DECIMAL_CHARACTERS + _BLANKS
+#: What `plain_finites` lets through to `float`: plain decimal numbers and the blanks around them (as
+#: `_ALL_DECIMAL` tests them).
+_ALL_PLAIN_OR_BLANK = re.compile(f"[{re.escape(_DECIMAL_CHARACTERS + _BLANKS)}]*").fullmatch
 
 
 def _plain_parts(text: str, parts: list[str]) -> list[float] | None:
@@ -133,7 +137,7 @@ def _plain_parts(text: str, parts: list[str]) -> list[float] | None:
     of every reader of numbers here, in one test of the characters and one `float` per number; what it
     refuses (another spelling, another blank, a number past float, or a sum past it) the caller's
     number-by-number path decides, and gives the same numbers for what this would have read."""
-    if text.strip(_PLAIN_OR_BLANK):
+    if not _ALL_PLAIN_OR_BLANK(text):
         return None
     try:
         values = list(map(float, parts))
@@ -217,7 +221,7 @@ def _plain_tokens(tokens: list[str]) -> list[float] | None:
     and all are finite; None for anything else, which the caller reads token by token with the pattern.
     (`xml.plain_numbers`, whose ASCII and `_` tests the plain characters always pass.)"""
     joined = "".join(tokens)
-    return None if joined.strip(_DECIMAL_CHARACTERS) else plain_numbers(tokens, joined)
+    return plain_numbers(tokens, joined) if _ALL_DECIMAL(joined) else None
 
 
 def _stream_numbers(text: str, count: int, where: Where, construct: str, kind: type = MalformedValue) -> list[float]:
