@@ -5,10 +5,11 @@ once however often it is included), and a cache hands out the same object every 
 edits one record in place (moves one visual, rescales one mesh, changes one joint's damping) must not
 edit another record with it. These tests pin that, for every format: two distinct records of one kind
 (bodies, joints, frames, shapes, geometries, inertials) never hold the same array, list, dict or
-record. Read-only arrays are exempt (nobody can change them in place), and so are named materials
-(one material, listed in `model.materials`) and records of different kinds (a URDF or MJCF body's
-pose is its joint's origin, by design). MJCF geoms that
-share a default class are tested in test_mjcf_shared_classes.py."""
+record, nor arrays that reach the same bytes (a reader may hand out rows of one table of the load's).
+Read-only arrays are exempt (nobody can change them in place), and so are named materials (one
+material, listed in `model.materials`) and records of different kinds (a URDF or MJCF body's pose is
+its joint's origin, by design). MJCF geoms that share a default class are tested in
+test_mjcf_shared_classes.py."""
 
 from __future__ import annotations
 
@@ -22,6 +23,11 @@ import pytest
 import robodesc
 from robodesc.core.model import Model
 from robodesc.core.record import Record
+
+try:
+    from numpy.lib.array_utils import byte_bounds
+except ImportError:  # numpy < 2
+    byte_bounds = np.byte_bounds
 
 
 def shared_values(model: Model) -> list[str]:
@@ -42,15 +48,22 @@ def shared_values(model: Model) -> list[str]:
     found = []
     for kind, records in kinds.items():
         holders: dict[int, object] = {}
+        spans: list[tuple[int, int, str]] = []  # the bytes each writeable array reaches: (first, past the last, field)
         for record in records:
             for field in dataclasses.fields(record):
                 value = getattr(record, field.name)
                 if isinstance(value, np.ndarray):
                     changeable = value.flags.writeable
+                    if changeable and value.size:
+                        spans.append((*byte_bounds(value), field.name))
                 else:
                     changeable = isinstance(value, (list, dict, Record)) and id(value) not in named_materials
                 if changeable and holders.setdefault(id(value), record) is not record:
                     found.append(f"{kind}.{field.name}")
+        # arrays of their own or views into one table of the load's (rows that do not overlap): distinct
+        # array objects must not reach the same bytes
+        spans.sort()
+        found += [f"{kind}.{b[2]} (overlapping {kind}.{a[2]})" for a, b in zip(spans, spans[1:]) if b[0] < a[1]]
     return found
 
 
