@@ -39,11 +39,12 @@ _I4.flags.writeable = False
 #: `invert_pose(_I4)`, the placement of every nested model placed by its own frame (most are), inverted once
 _I4_INVERTED = invert_pose(_I4)
 _I4_INVERTED.flags.writeable = False
-#: the bytes of the identity as poses hold it: left out or made by a product, and written `0 0 0 0 0 0`
-#: (whose rotation has a -0.0)
-_IDENTITIES = frozenset({_I4.tobytes(), pose_from_xyz_rpy((0.0, 0.0, 0.0), (0.0, 0.0, 0.0)).tobytes()})
-#: the bytes of the rotation block of those identities (a frame may be moved but not turned)
-_UNTURNED = frozenset({_I4[:3, :3].tobytes(), pose_from_xyz_rpy((0.0, 0.0, 0.0), (0.0, 0.0, 0.0))[:3, :3].tobytes()})
+#: the identity as poses hold it: left out or made by a product, and written `0 0 0 0 0 0` (whose
+#: rotation has a -0.0)
+_IDENTITY_POSES = (_I4, pose_from_xyz_rpy((0.0, 0.0, 0.0), (0.0, 0.0, 0.0)))
+_IDENTITIES = frozenset(pose.tobytes() for pose in _IDENTITY_POSES)
+#: the bytes of their rotation blocks (a frame may be moved but not turned)
+_UNTURNED = frozenset(pose[:3, :3].tobytes() for pose in _IDENTITY_POSES)
 
 
 def times(a: np.ndarray, b: np.ndarray) -> np.ndarray:

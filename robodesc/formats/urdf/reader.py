@@ -83,20 +83,11 @@ _CALIBRATION_KEYS = ("reference_position", "rising", "falling")
 EXTENSION_TAGS = {"gazebo", "transmission", "ros2_control"}
 _NESTED = ("inertial", "visual", "collision")  # the children of a link that have children of their own
 _SHAPE_CHILDREN = {"geometry", "origin", "material"}  # what a <visual> or <collision> may hold without an extra
-_JOINT_CHILDREN = {
-    "origin",
-    "parent",
-    "child",
-    "axis",
-    "limit",
-    "dynamics",
-    "mimic",
-    "safety_controller",
-    "calibration",
-}
 #: The children of a joint the model has fields for: a joint with only these, each once (most joints), has
 #: nothing for `_joint_urdf_only` and `_joint_kept` to read or keep
 _JOINT_MODELLED = frozenset({"origin", "parent", "child", "axis", "limit", "dynamics", "mimic"})
+#: The children of a joint URDF defines: those and the ones only URDF has (kept under extras["urdf"])
+_JOINT_CHILDREN = _JOINT_MODELLED | {"safety_controller", "calibration"}
 #: Children urdfdom reads once (the first), per parent element: more of them are ignored.
 _READ_ONCE = {
     "link": ("inertial",),
