@@ -16,7 +16,8 @@ import pytest
 
 import robodesc
 from robodesc import MalformedValue, RobodescError, UnsafeXML, XMLSyntaxError
-from robodesc.formats.xml import _as_tinyxml2_reads, parse_xml
+from robodesc.formats import xml as xml_module
+from robodesc.formats.xml import _as_tinyxml2_reads, parse_xml, to_xml
 
 DECLARATION = '<?xml version="1.0"?>'
 
@@ -372,6 +373,26 @@ def test_clean_files_are_read_from_the_callers_bytes():
     mended = _as_tinyxml2_reads(spaced)
     assert isinstance(mended.data, memoryview) and mended.data.obj is spaced  # leading space: a view
     assert (mended.lines, mended.columns) == (2, 0)
+
+
+def _parsed_or_refused(source: bytes) -> tuple:
+    """What parse_xml makes of `source`: the tree as XML text, or the error with its message and place."""
+    try:
+        return ("tree", to_xml(parse_xml(source).root))
+    except RobodescError as error:
+        return (type(error).__name__, error.message, error.line, error.location.column)
+
+
+def test_a_file_fed_in_pieces_reads_as_when_fed_whole(monkeypatch):
+    # a file of up to a megabyte is handed to expat whole, larger ones a piece at a time: cut into pieces
+    # of 7 bytes, every cut and corrupted variant of a file gives the same tree or the same error and place
+    clean = text("urdf", lead="\n ", comment="<!-- a -- b -->").encode()
+    variants = [clean[:cut] for cut in range(0, len(clean), 5)]
+    variants += [clean[:at] + bad + clean[at + 1 :] for at in range(0, len(clean), 3) for bad in (b"<", b"&", b'"')]
+    whole = [_parsed_or_refused(source) for source in variants]
+    monkeypatch.setattr(xml_module, "_PIECE", 7)
+    assert [_parsed_or_refused(source) for source in variants] == whole
+    assert ("tree", to_xml(parse_xml(clean).root)) in whole and len({kind for kind, *_ in whole}) > 2
 
 
 def test_utf16_is_left_alone():

@@ -205,6 +205,11 @@ def _run_expat(parser: Any, data: _Mended, source: str | None, start: Any, end: 
     parser.CharacterDataHandler = text
     try:
         view = data.data
+        # a file of one piece (no token in it can be too long) is handed over as the final one: after a piece
+        # that is not final, expat counts lines over all of it again (a tenth of the parse of a URDF)
+        if len(view) <= _PIECE:
+            parser.Parse(view, True)
+            return
         for at in range(0, len(view), _PIECE):
             parser.Parse(view[at : at + _PIECE], False)
             if at + _PIECE - parser.CurrentByteIndex > MAX_TOKEN_BYTES:  # where the unfinished token began
