@@ -90,3 +90,33 @@ def test_a_diagnostic_is_a_frozen_dataclass() -> None:
     assert str(diagnostic) == "robot.urdf:4: warning mesh-not-found: no mesh (suggestion: check the path)"
     with pytest.raises(dataclasses.FrozenInstanceError):
         diagnostic.message = "changed"  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("order", ["document", "reversed", "shuffled", "with one spliced in"])
+def test_detached_locations_keep_their_lines_and_paths_in_any_order(order: str) -> None:
+    # a reader may locate elements in any order, some twice, and some that the parse did not make
+    # (spliced in from another file): after `detach`, each answers as it did, from the bytes only
+    from xml.etree.ElementTree import Element
+
+    from robodesc.formats.xml import DetachedDocument, LocatingValues, parse_xml
+
+    source = (
+        "<robot name='r'>\n" + "".join(f"<link name='l{i}'>\n<visual/>\n</link>\n" for i in range(40)) + "</robot>\n"
+    )
+    document = parse_xml(source, "r.urdf")
+    every = document._elements[1::3]  # 27 elements of the file, the second of them located twice
+    elements = {
+        "document": every[:2] + every[1:],
+        "reversed": every[::-1] + every[1:2],
+        "shuffled": every[1::2] + every[::2],
+        "with one spliced in": every[:9] + [Element("spliced")] + every[9:],
+    }[order]
+    values = LocatingValues(document)
+    expected = [(document.line_of(element), document.path_of(element)) for element in elements]
+    assert len({line for line, _ in expected}) == 27 + (order == "with one spliced in")  # (None: not in the file)
+    locations = [values.where(element) for element in elements]
+    values.detach()
+    assert [isinstance(location._document, DetachedDocument) for location in locations] == [
+        element.tag != "spliced" for element in elements
+    ]
+    assert [(location.line, location.element) for location in locations] == expected

@@ -606,15 +606,33 @@ class LocatingValues(Values):
         mine = [location for location in made if location._document is document]
         if not mine:
             return
-        places: dict[Element, int | None] = dict.fromkeys([location._at for location in mine])  # by identity
-        elements = document._elements
-        for place in compress(range(len(elements)), map(places.__contains__, elements)):
-            places[elements[place]] = place
+        places = _places(document._elements, [location._at for location in mine])
         detached = DetachedDocument(document._data, document.source)
         for location in mine:
             found = places[location._at]
             if found is not None:  # (None: spliced in from another file)
                 location._document, location._at = detached, found
+
+
+def _places(elements: list[Element], located: list[Element]) -> dict[Element, int | None]:
+    """The place in `elements` (a document's, in document order) of each element of `located`, None for
+    one that is not there. Readers locate elements nearly always in document order, so each is first
+    looked for from the place of the one before (`list.index` compares identities in C); at the first
+    that is not found so, all are found in one pass of C iterators over the elements. Either way the
+    cost is at most two passes over the elements, however many are located."""
+    places: dict[Element, int | None] = {}
+    find = elements.index
+    at = 0
+    try:
+        for element in located:
+            places[element] = at = find(element, at)
+        return places
+    except ValueError:  # one located before the one before it, or not in the document (spliced in)
+        pass
+    places = dict.fromkeys(located)  # by identity
+    for place in compress(range(len(elements)), map(places.__contains__, elements)):
+        places[elements[place]] = place
+    return places
 
 
 _PROLOGUE = re.compile(rb"[ \t\r\n]*(<\?.*?\?>|<!--.*?-->)", re.S)

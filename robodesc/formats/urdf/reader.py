@@ -662,6 +662,7 @@ class _UrdfReader:
         ...), so that a file with several faults always gets the same error, and the diagnostics the
         same order."""
         name = self._unique_name(element, joints, "joint")
+        location = self.values.where(element)  # before its children's: `LocatingValues.detach` expects document order
         kind = self._joint_type(element, name)
         parts = _first_children(element)  # urdfdom reads the first of each child
         parent = self._joint_end(element, parts, name, "parent")
@@ -679,7 +680,6 @@ class _UrdfReader:
         if len(parts) != len(element) or not parts.keys() <= _JOINT_MODELLED:  # more than the model's fields
             self._joint_urdf_only(parts, extras)
             self._joint_kept(name, element, parts, extras)
-        location = self.values.where(element)
         # name, type, parent, child, origin, axis, axis2, limits, limits2, dynamics, mimic, reference, pitch,
         # location, extras
         return Joint(
