@@ -581,10 +581,10 @@ class LocatingValues(Values):
     that must resolve some of them before the tree goes (MJCF, whose element paths count spliced
     elements); other readers keep none.
 
-    Places are found by `detach`, for the located elements only, in one pass of C iterators over the
-    file's elements: numbering every element up front (a dict of all of them) cost more than that
-    (TALOS: 1,830 elements, 278 located). Until then a location asks the parsed document, which gives
-    the line and path the place would."""
+    Places are found by `detach`, for the located elements only (see `_places`): numbering every
+    element up front (a dict of all of them) cost more than that (TALOS: 1,830 elements, 278
+    located). Until then a location asks the parsed document, which gives the line and path the
+    place would."""
 
     def __init__(self, document: Document, keep_located: bool = False) -> None:
         super().__init__(document)
