@@ -3,6 +3,8 @@
 `Attributes.pose`/`placed_pose`/`poses` build a pose from plain floats in one array instead of
 ``make_pose(quat_to_matrix(q), pos)`` and ``placed(frame, pose)`` (``pose + 0.0`` right in a body);
 the results must be equal bit for bit, signed zeros included, for every way an orientation is written.
+A body's first joint at the body's origin takes the body's pose as its origin instead of the product
+``body.pose @ make_pose(translation=anchor)``, only where that product has the same bits.
 """
 
 from __future__ import annotations
@@ -12,11 +14,12 @@ import itertools
 import numpy as np
 import pytest
 
+import robodesc
 from robodesc.core.resources import LoadContext
 from robodesc.core.transforms import IDENTITY, make_pose, quat_to_matrix
 from robodesc.formats.mjcf.attributes import Attributes
 from robodesc.formats.mjcf.prepare import prepare_file
-from robodesc.formats.mjcf.records import placed, pose_array
+from robodesc.formats.mjcf.records import placed, plain, pose_array
 from robodesc.formats.mjcf.state import LoadState
 from robodesc.formats.xml import parse_xml
 
@@ -83,3 +86,31 @@ def test_signed_zeros_are_covered() -> None:
     assert any(np.signbit(v) and v == 0 for v in pose.ravel())
     placed_pose = read.placed_pose(elements[0], elements[0].attrib, IDENTITY)
     assert not any(np.signbit(v) and v == 0 for v in placed_pose.ravel())
+
+
+JOINTS = """\
+<mujoco><worldbody><body name="a"><geom size="0.1"/>
+  <body name="b" pos="0 0.01 0.1" euler="0 0 10"><joint name="first"/><joint name="second"/><geom size="0.1"/></body>
+  <body name="c" pos="0 0 1"><joint name="anchored" pos="0 0 0.5"/><geom size="0.1"/></body>
+  <frame pos="1e308 0 0"><body name="d" pos="1e308 0 0"><joint name="far"/><geom size="0.1"/></body></frame>
+</body></worldbody></mujoco>
+"""
+
+
+def test_a_first_joint_at_its_body_origin_has_the_body_pose_itself() -> None:
+    """Its origin would be ``body.pose @ make_pose(translation=anchor)``, the same bits: a body's first
+    joint anchored at the body's origin holds the body's pose (no array of its own), any other joint
+    (a second one, an anchored one, one of a body whose pose is not `plain`: there the product
+    differs, an infinity times 0 being NaN) an array of its own with the product's bits."""
+    with np.errstate(over="ignore", invalid="ignore"):  # (body d is placed at infinity)
+        model = robodesc.loads(JOINTS, format="mjcf")
+        joints, bodies = model.joints, model.bodies
+        assert not plain(bodies["d"].pose)
+        expected = {
+            name: bodies[joint.child].pose @ make_pose(translation=[0.0, 0.0, 0.5 if name == "anchored" else 0.0])
+            for name, joint in joints.items()
+        }
+    for name, joint in joints.items():
+        pose = bodies[joint.child].pose
+        assert _bits(joint.origin) == _bits(expected[name])
+        assert (joint.origin is pose) == (name == "first")

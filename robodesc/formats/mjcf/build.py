@@ -37,6 +37,7 @@ from .records import (
     KeyframeSpec,
     ModelSpec,
     SiteSpec,
+    plain,
 )
 
 #: An actuator's transmission: the attribute naming what it drives (slidersite goes with cranksite).
@@ -123,7 +124,7 @@ def _joint(spec: JointSpec, body: Body) -> Joint:
         type=kind,
         parent=body.parent,
         child=body.name,
-        origin=body.pose @ make_pose(translation=spec.anchor),
+        origin=_origin(spec, body),
         axis=spec.axis,
         limits=Limits(effort=effort) if limits is None else Limits(lower=limits[0], upper=limits[1], effort=effort),
         dynamics=Dynamics(
@@ -137,6 +138,19 @@ def _joint(spec: JointSpec, body: Body) -> Joint:
         location=spec.location,
         extras=extras,
     )
+
+
+def _origin(spec: JointSpec, body: Body) -> np.ndarray:
+    """The joint's frame in the parent body: ``body.pose @ make_pose(translation=spec.anchor)``.
+
+    A body's first joint anchored at its origin (most joints) has the body's pose itself, as a URDF
+    joint's origin is its child's pose: the product would be the same bits (`records.plain`: the
+    anchor's matrix has the identity's values) in an array of its own per joint. A second joint of
+    the body gets its own array: two joints never share one."""
+    pose = body.pose
+    if not body.joints and not spec.anchor.any() and plain(pose):
+        return pose
+    return pose @ make_pose(translation=spec.anchor)
 
 
 def _add_shape(body: Body, spec: GeomSpec) -> None:
