@@ -273,7 +273,8 @@ class Attributes:
         self, element: Element, attrs: dict[str, str], frame: np.ndarray
     ) -> tuple[tuple[Rotation, list[float] | None], np.ndarray]:
         """The pose written on the element, as the numbers `records.pose_array` takes, and `placed_pose`
-        (a body keeps both), from one reading."""
+        (a body keeps both), from one reading. Right in the body (`frame` IDENTITY) the placed pose is
+        `records.plain`: finite numbers (as checked), with +0 added."""
         pos, rotation = self._pose_numbers(element, attrs)
         written = (rotation[0], pos)
         if frame is not IDENTITY:

@@ -37,7 +37,6 @@ from .records import (
     KeyframeSpec,
     ModelSpec,
     SiteSpec,
-    plain,
 )
 
 #: An actuator's transmission: the attribute naming what it drives (slidersite goes with cranksite).
@@ -81,7 +80,7 @@ def _add_items(model: Model, top: BodySpec, joints: list[Joint], trails: list[tu
             )
             pending.append((item, child, iter(item.items)))
         elif isinstance(item, JointSpec):
-            joint = _joint(item, body)
+            joint = _joint(item, body, spec.plain_pose)
             model.joints[item.name] = joint
             body.joints = (*body.joints, item.name)
             joints.append(joint)
@@ -95,7 +94,7 @@ def _add_items(model: Model, top: BodySpec, joints: list[Joint], trails: list[tu
             body.extras.setdefault("xml", []).append(item)
 
 
-def _joint(spec: JointSpec, body: Body) -> Joint:
+def _joint(spec: JointSpec, body: Body, plain_pose: bool) -> Joint:
     """A joint moving `body` relative to its parent (each part given to the constructor: no default
     limits, dynamics or extras made only to be replaced)."""
     assert body.parent is not None  # the spec stage refuses joints in the world body
@@ -124,7 +123,7 @@ def _joint(spec: JointSpec, body: Body) -> Joint:
         type=kind,
         parent=body.parent,
         child=body.name,
-        origin=_origin(spec, body),
+        origin=_origin(spec, body, plain_pose),
         axis=spec.axis,
         limits=Limits(effort=effort) if limits is None else Limits(lower=limits[0], upper=limits[1], effort=effort),
         dynamics=Dynamics(
@@ -140,15 +139,16 @@ def _joint(spec: JointSpec, body: Body) -> Joint:
     )
 
 
-def _origin(spec: JointSpec, body: Body) -> np.ndarray:
+def _origin(spec: JointSpec, body: Body, plain_pose: bool) -> np.ndarray:
     """The joint's frame in the parent body: ``body.pose @ make_pose(translation=spec.anchor)``.
 
     A body's first joint anchored at its origin (most joints) has the body's pose itself, as a URDF
-    joint's origin is its child's pose: the product would be the same bits (`records.plain`: the
-    anchor's matrix has the identity's values) in an array of its own per joint. A second joint of
-    the body gets its own array: two joints never share one."""
+    joint's origin is its child's pose: the product would be the same bits (the anchor's matrix has
+    the identity's values, and the pose is `records.plain`, as `BodySpec.plain_pose` says without
+    looking at its entries) in an array of its own per joint. A second joint of the body gets its own
+    array: two joints never share one."""
     pose = body.pose
-    if not body.joints and not spec.anchor.any() and plain(pose):
+    if plain_pose and not body.joints and not any(spec.anchor.tolist()):  # (floats: no numpy call)
         return pose
     return pose @ make_pose(translation=spec.anchor)
 

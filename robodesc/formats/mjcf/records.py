@@ -250,6 +250,10 @@ class BodySpec:
     location: Location
     inertial: Principal | None = None  # an <inertial>, in principal form
     items: list[BodyItem] = field(default_factory=list)
+    #: `plain(pose)`, known from how the pose was made: read right in its parent body (no enclosing
+    #: frame, replicate or attachment), its entries are finite numbers with +0 added. The build stage
+    #: lets a first joint at the body's origin take the pose as its origin on it (False: not known)
+    plain_pose: bool = False
 
     @property
     def written(self) -> np.ndarray | None:

@@ -207,7 +207,7 @@ class _Walker:
         names = read.state.body_names
         read.unique(element, name, "body", names)
         written, pose = read.poses(element, attrs, frame)
-        body = BodySpec(name, pose, written, read.where(element))
+        body = BodySpec(name, pose, written, read.where(element), plain_pose=frame is IDENTITY)
         names.add(name)
         # its children are read in this step (`yield from`: one level of delegation, however deep the
         # tree), which is one step of the walk per body instead of two (each finished step costs `run`
