@@ -1,9 +1,11 @@
 """A loaded MJCF model lets go of the parsed XML documents of its files (the main file, the files it
 includes and the sub-models it attaches), yet every location in it still names the file, line and
-element path it named while they were there, also in a file that had another spliced into it."""
+element path it named while they were there, also in a file that had another spliced into it; and its
+bodies' shape lists keep no room to grow."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from conftest import documents_alive
@@ -81,3 +83,18 @@ def test_a_loaded_model_keeps_no_parsed_document_and_its_locations_still_say_whe
     (light,) = free.extras["xml"]
     assert _where(light.location) == ("main.xml", 10, "/mujoco/worldbody/body[2]/light")
     assert light.xml == "<light />"
+
+
+def test_shape_lists_hold_no_spare_room() -> None:
+    """A body's shape lists are grown by one append per geom while the model is built, which leaves
+    room for up to three more shapes in each; the loaded model's lists are the size of their shapes."""
+    geoms = "".join('<geom type="sphere" size="0.1"/>' for _ in range(3))
+    model = robodesc.loads(
+        f'<mujoco><worldbody><body name="one"><geom size="0.1"/><body name="three">{geoms}</body>'
+        '<body name="none"/></body></worldbody></mujoco>',
+        format="mjcf",
+    )
+    for body in model.bodies.values():
+        for shapes in (body.visuals, body.collisions):
+            assert sys.getsizeof(shapes) == sys.getsizeof(shapes[:])  # (a slice is made to its length)
+    assert [len(b.visuals) for b in model.bodies.values()] == [0, 1, 3, 0]

@@ -72,6 +72,12 @@ def _add_items(model: Model, top: BodySpec, joints: list[Joint], trails: list[tu
         item = next(items, None)
         if item is None:
             pending.pop()
+            # its shape lists copied to their length: a list grown by appends keeps room for up to
+            # three more shapes (a body of one shape keeps 88 bytes per list, its copy 64)
+            if body.visuals:
+                body.visuals = body.visuals[:]
+            if body.collisions:
+                body.collisions = body.collisions[:]
         elif isinstance(item, GeomSpec):  # (the most common item first)
             _add_shape(body, item)
         elif isinstance(item, BodySpec):
