@@ -624,10 +624,12 @@ def test_orientations_mujoco_rejects_are_rejected(tmp_path, orientation):
 @pytest.mark.parametrize(
     ("orientation", "z_axis"),
     [('quat="1e200 0 1e200 0"', [1, 0, 0]), ('zaxis="1e200 0 0"', [1, 0, 0]), ('zaxis="0 -1e-5 0"', [0, -1, 0]),
-     ('axisangle="0 1e200 0 90"', [1, 0, 0]), ('xyaxes="0 1e200 0 -1e200 0 0"', [0, 0, 1])],
+     ('axisangle="0 1e200 0 90"', [1, 0, 0]), ('xyaxes="0 1e200 0 -1e200 0 0"', [0, 0, 1]),
+     ('quat="1e308 1e308 1e308 1e308"', [1, 0, 0]), ('quat="1e308 0 -1e308 -1e308"', [-2 / 3, 2 / 3, 1 / 3])],
 )  # fmt: skip
 def test_huge_or_tiny_orientation_vectors_give_their_rotation(orientation, z_axis):
-    # the norms came from sums of squares: 1e200 overflowed ("zero quaternion" crash, NaN or identity poses)
+    # the norms came from sums of squares: 1e200 overflowed ("zero quaternion" crash, NaN or identity poses),
+    # and a quaternion whose length itself overflows (all near 1e308) still crashed
     text = f'<mujoco><worldbody><body name="b" {orientation}><joint/><geom size="1"/></body></worldbody></mujoco>'
     model = robodesc.loads(text, format="mjcf")
     np.testing.assert_allclose(model.bodies["b"].pose[:3, 2], z_axis, atol=1e-12)
@@ -661,6 +663,20 @@ def test_welded_bodies_whose_combined_inertia_overflows_load_as_in_mujoco(tmp_pa
         tmp_path,
         samples=1,
     )
+
+
+def test_a_refquat_whose_length_overflows_turns_the_mesh_as_its_direction_says():
+    # four components near 1e308 have a length past the largest float: it made a zero quaternion (a crash)
+    text = (
+        '<mujoco><asset><mesh name="m" vertex="0 0 0 1 0 0 0 1 0 0 0 1" refquat="{}"/></asset>'
+        '<worldbody><body name="b"><joint/><geom type="mesh" mesh="m"/></body></worldbody></mujoco>'
+    )
+    huge, unit, unturned = (
+        robodesc.loads(text.format(q), format="mjcf") for q in ("1e308 1e308 1e308 1e308", "1 1 1 1", "1 0 0 0")
+    )
+    vertices = [model.bodies["b"].visuals[0].geometry.vertices for model in (huge, unit, unturned)]
+    np.testing.assert_allclose(vertices[0], vertices[1], atol=1e-12)
+    assert not np.allclose(vertices[1], vertices[2])
 
 
 @pytest.mark.parametrize(

@@ -359,7 +359,7 @@ class Attributes:
         underflows on huge or tiny (finite) numbers."""
         compiler = self.scope.compiler
         if name == "quat":
-            norm = math.hypot(*values)
+            values, norm = _length_kept_finite(values)
             if norm < MJ_MINVAL:
                 raise ValueError("zero quaternion")
             return np.array([v / norm for v in values])  # (numpy's division, number by number: one array)
@@ -390,8 +390,7 @@ class Attributes:
 
     def refquat(self, element: Element, attrs: dict[str, str]) -> list[float]:
         """A mesh's refquat: a quaternion that is not zero (scaled down when its squares would overflow)."""
-        quat = self.floats(element, attrs, "refquat", 4, [1.0, 0.0, 0.0, 0.0])
-        norm = math.hypot(*quat)
+        quat, norm = _length_kept_finite(self.floats(element, attrs, "refquat", 4, [1.0, 0.0, 0.0, 0.0]))
         if norm < MJ_MINVAL:
             raise self.error(
                 InvalidValue,
@@ -403,6 +402,19 @@ class Attributes:
         if not math.isfinite(sum(q * q for q in quat)):
             quat = [q / norm for q in quat]
         return quat
+
+
+def _length_kept_finite(values: list[float]) -> tuple[list[float], float]:
+    """(`values`, their length), the values first divided by the largest of them in magnitude when the
+    length itself is past the largest float (four components near 1e308): the same direction, and a
+    length that normalising can divide by. MuJoCo, which sums the squares, turns a quaternion whose
+    squares overflow into all zeros (no rotation at all); robodesc keeps its direction."""
+    norm = math.hypot(*values)
+    if norm == math.inf:
+        largest = max(map(abs, values))
+        values = [v / largest for v in values]
+        norm = math.hypot(*values)
+    return values, norm
 
 
 def merged(inherited: dict[str, str], own: dict[str, str]) -> dict[str, str]:
