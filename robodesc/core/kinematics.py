@@ -330,12 +330,9 @@ class Kinematics:
     def __init__(self, model: Model) -> None:
         joints = model.joints
         tree = _by_depth(list(model.bodies.values()))
-        self._lay_out(tree, joints)
-        source = self._value_sources(tree, joints)
-        moving_joints = {b.name: [joints[j] for j in b.joints if JOINT_DOF[joints[j].type] > 0] for b in tree}
-        anchor, prefix = _anchors(model, tree, moving_joints)
-        moving = _by_anchor_depth([b for b in tree if moving_joints[b.name]], anchor)
-        static = [b for b in tree if not moving_joints[b.name]]
+        moving_joints, followers = self._lay_out(tree, joints)
+        source = self._value_sources(followers, joints)
+        anchor, prefix, moving, static = _anchors(model, tree, moving_joints)
         self.body_names = [b.name for b in moving + static]
         self.frame_names = list(model.frames)
         self.names = self.body_names + self.frame_names
@@ -350,10 +347,6 @@ class Kinematics:
 
         # Static bodies and frames: world[anchor] @ constant, the constants multiplied out in stacked
         # products (the same products as one by one, without a numpy call for each)
-        def moving_anchor(name: str) -> int:
-            up = anchor[name]
-            return position[up] if up else none
-
         frames = list(model.frames.values())
         riding = [k for k, f in enumerate(frames) if moving_joints[f.body]]  # frames of moving bodies
         resting = [k for k, f in enumerate(frames) if not moving_joints[f.body]]
@@ -367,10 +360,11 @@ class Kinematics:
                 fixed_pose[[len(static) + k for k in resting]] = placed[len(static) :] @ resting_poses
         if riding:
             fixed_pose[[len(static) + k for k in riding]] = _stacked([frames[k].pose for k in riding])
-        anchors = [moving_anchor(b.name) for b in static]
-        anchors += [position[f.body] if moving_joints[f.body] else moving_anchor(f.body) for f in frames]
+        # a moving anchor's row, or `none` for the world (None is not a body name: `get` gives `none`)
+        anchors = [position.get(anchor[b.name], none) for b in static]
+        anchors += [position[f.body] if moving_joints[f.body] else position.get(anchor[f.body], none) for f in frames]
         fixed_anchor = np.array(anchors, dtype=int)
-        parents = np.array([moving_anchor(b.name) for b in moving], dtype=int)
+        parents = np.array([position.get(anchor[b.name], none) for b in moving], dtype=int)
         self._plan = _Plan(
             basis,
             src,
@@ -408,8 +402,10 @@ class Kinematics:
         be imported, else "numpy"."""
         return "numba" if _kernel_module() is not None else "numpy"
 
-    def _lay_out(self, tree: list, joints: Mapping[str, Joint]) -> None:
-        """The configuration vector: the joints that take a value, in tree order, and their reference."""
+    def _lay_out(self, tree: list, joints: Mapping[str, Joint]) -> tuple[dict[str, list[Joint]], list[Joint]]:
+        """The configuration vector: the joints that take a value, in tree order, and their reference.
+        Returns, from the same pass over the joints, each body's joints that move it (mimic followers
+        included) and the mimic followers, in tree order."""
         self.joint_names: list[str] = []
         self.layout: dict[str, slice] = {}
         reference: list[float] = []
@@ -418,12 +414,20 @@ class Kinematics:
         self._own_sources: dict[str, tuple[int, float, float] | slice] = {}
         # single values of one-value joints go straight into a list (no numpy call per joint)
         self._scalar_start: dict[str, int] = {}
+        moving_joints: dict[str, list[Joint]] = {}
+        followers: list[Joint] = []
         for body in tree:
+            moving_joints[body.name] = chain = []
             for jname in body.joints:
                 joint = joints[jname]
                 dof = JOINT_DOF[joint.type]
-                if dof == 0 or joint.mimic is not None:
+                if dof == 0:
                     self._ignored.add(jname)
+                    continue
+                chain.append(joint)
+                if joint.mimic is not None:
+                    self._ignored.add(jname)
+                    followers.append(joint)
                     continue
                 start = len(reference)
                 if dof == 1:  # nearly all joints: no numpy call per joint
@@ -439,6 +443,7 @@ class Kinematics:
         self.reference = np.array(reference, dtype=float)
         self._reference_list = reference  # (its floats are the array's)
         self._ignored |= set(joints) - set(self.layout)  # joints off the tree (loop closures) take no value
+        return moving_joints, followers
 
     def _compile_moving(
         self,
@@ -478,9 +483,10 @@ class Kinematics:
             basis[linear] = bases
         return basis, np.array(src, dtype=int), np.array(mult, dtype=float), np.array(off, dtype=float), special
 
-    def _value_sources(self, bodies: list, joints: Mapping[str, Joint]) -> dict[str, Any]:
+    def _value_sources(self, followers: list[Joint], joints: Mapping[str, Joint]) -> dict[str, Any]:
         """Where each moving joint's value comes from: (column, multiplier, offset) for one-valued
-        joints — a mimic follower reads its (ultimate) leader's column — or a slice otherwise."""
+        joints — a mimic follower reads its (ultimate) leader's column — or a slice otherwise.
+        `followers`: the mimic followers on the tree, in tree order (all the others take their own)."""
         zero = self.nq  # a column that always holds 0 (a fixed joint as leader)
         source: dict[str, Any] = dict(self._own_sources)  # only mimic followers and loop closures are left
 
@@ -529,10 +535,9 @@ class Kinematics:
                 base = (column, m * mult, m * off + o)
                 source[follower.name] = base
 
-        for body in bodies:
-            for jname in body.joints:
-                if jname not in source and JOINT_DOF[joints[jname].type] > 0:
-                    resolve(joints[jname])
+        for joint in followers:
+            if joint.name not in source:  # (unless met as the leader of one resolved before)
+                resolve(joint)
         return source
 
     # -- configuration handling ----------------------------------------------------------------
@@ -1174,35 +1179,37 @@ def _in_depth_order(bodies: list, depth: Mapping[str, int]) -> list:
 
 def _anchors(
     model: Model, tree: list, moving_joints: Mapping[str, list[Joint]]
-) -> tuple[dict[str, str | None], dict[str, np.ndarray]]:
+) -> tuple[dict[str, str | None], dict[str, np.ndarray], list, list]:
     """Every body's nearest moving ancestor (its "anchor", None for the world) and the constant product
     from the anchor to the body's parent frame: pose = world[anchor] @ prefix @ local. Children of one
-    static body share their prefix, made once (a fixed link often carries several)."""
+    static body share their prefix, made once (a fixed link often carries several). Also, from the
+    same pass, the moving bodies sorted by depth in the tree of moving bodies only (stable), and the
+    static bodies in tree order."""
     anchor: dict[str, str | None] = {}
     prefix: dict[str, np.ndarray] = {}
     below: dict[str, np.ndarray] = {}  # prefix[P] @ P.pose, for each static body P with children
+    depth: dict[str, int] = {}  # of moving bodies, among moving bodies
+    moving: list = []
+    static: list = []
     for body in tree:
-        parent = body.parent
+        name, parent = body.name, body.parent
         if parent is None:
-            anchor[body.name], prefix[body.name] = None, IDENTITY  # read-only, shared: prefixes are only multiplied
+            up, prefix[name] = None, IDENTITY  # read-only, shared: prefixes are only multiplied
         elif moving_joints[parent]:
-            anchor[body.name], prefix[body.name] = parent, IDENTITY
+            up, prefix[name] = parent, IDENTITY
         else:
-            anchor[body.name] = anchor[parent]
+            up = anchor[parent]
             shared = below.get(parent)
             if shared is None:
                 shared = below[parent] = prefix[parent] @ np.asarray(model.bodies[parent].pose, dtype=float)
-            prefix[body.name] = shared
-    return anchor, prefix
-
-
-def _by_anchor_depth(moving: list, anchor: Mapping[str, str | None]) -> list:
-    """Moving bodies sorted by depth in the tree of moving bodies only (stable)."""
-    depth: dict[str, int] = {}
-    for body in moving:  # already parents-first
-        up = anchor[body.name]
-        depth[body.name] = depth[up] + 1 if up is not None else 0
-    return _in_depth_order(moving, depth)
+            prefix[name] = shared
+        anchor[name] = up
+        if moving_joints[name]:
+            depth[name] = depth[up] + 1 if up is not None else 0
+            moving.append(body)
+        else:
+            static.append(body)
+    return anchor, prefix, _in_depth_order(moving, depth), static
 
 
 def _chain_terms(
