@@ -330,8 +330,8 @@ class Kinematics:
     def __init__(self, model: Model) -> None:
         joints = model.joints
         tree = _by_depth(list(model.bodies.values()))
-        moving_joints, followers = self._lay_out(tree, joints)
-        source = self._value_sources(followers, joints)
+        moving_joints, followers, source = self._lay_out(tree, joints)
+        self._resolve_followers(followers, joints, source)
         anchor, prefix, moving, static = _anchors(model, tree, moving_joints)
         self.body_names = [b.name for b in moving + static]
         self.frame_names = list(model.frames)
@@ -341,7 +341,7 @@ class Kinematics:
         self._index = {name: k for k, name in enumerate(self.body_names)}
         for name, k in self._frames.items():
             self._index.setdefault(name, k)
-        position = {b.name: i for i, b in enumerate(moving)}
+        position = self._index  # (a moving body's row is its position among the moving bodies)
         count = none = len(moving)  # index of the identity that stands for "no moving anchor"
         basis, src, mult, off, special = self._compile_moving(moving, moving_joints, prefix, source)
 
@@ -402,16 +402,17 @@ class Kinematics:
         be imported, else "numpy"."""
         return "numba" if _kernel_module() is not None else "numpy"
 
-    def _lay_out(self, tree: list, joints: Mapping[str, Joint]) -> tuple[dict[str, list[Joint]], list[Joint]]:
+    def _lay_out(
+        self, tree: list, joints: Mapping[str, Joint]
+    ) -> tuple[dict[str, list[Joint]], list[Joint], dict[str, Any]]:
         """The configuration vector: the joints that take a value, in tree order, and their reference.
         Returns, from the same pass over the joints, each body's joints that move it (mimic followers
-        included) and the mimic followers, in tree order."""
+        included), the mimic followers in tree order, and where the values of the joints that take
+        their own come from (see `_resolve_followers`, which adds the followers')."""
         self.joint_names: list[str] = []
         self.layout: dict[str, slice] = {}
         reference: list[float] = []
-        self._ignored: set[str] = set()
-        # where the values of joints that take their own come from (see `_value_sources`)
-        self._own_sources: dict[str, tuple[int, float, float] | slice] = {}
+        sources: dict[str, Any] = {}
         # single values of one-value joints go straight into a list (no numpy call per joint)
         self._scalar_start: dict[str, int] = {}
         moving_joints: dict[str, list[Joint]] = {}
@@ -422,28 +423,27 @@ class Kinematics:
                 joint = joints[jname]
                 dof = JOINT_DOF[joint.type]
                 if dof == 0:
-                    self._ignored.add(jname)
                     continue
                 chain.append(joint)
                 if joint.mimic is not None:
-                    self._ignored.add(jname)
                     followers.append(joint)
                     continue
                 start = len(reference)
+                self.layout[jname] = columns = slice(start, start + dof)
                 if dof == 1:  # nearly all joints: no numpy call per joint
                     reference.append(_reference_scalar(joint))
-                    self._own_sources[jname] = (start, 1.0, 0.0)
+                    sources[jname] = (start, 1.0, 0.0)
                     self._scalar_start[jname] = start
                 else:
                     reference.extend(_reference_floats(joint))
-                    self._own_sources[jname] = slice(start, start + dof)
-                self.layout[jname] = slice(start, start + dof)
+                    sources[jname] = columns
                 self.joint_names.append(jname)
         self.nq = len(reference)
         self.reference = np.array(reference, dtype=float)
         self._reference_list = reference  # (its floats are the array's)
-        self._ignored |= set(joints) - set(self.layout)  # joints off the tree (loop closures) take no value
-        return moving_joints, followers
+        # the joints that take no value: fixed ones, mimic followers, and those off the tree (loop closures)
+        self._ignored = joints.keys() - self.layout.keys()
+        return moving_joints, followers, sources
 
     def _compile_moving(
         self,
@@ -483,12 +483,11 @@ class Kinematics:
             basis[linear] = bases
         return basis, np.array(src, dtype=int), np.array(mult, dtype=float), np.array(off, dtype=float), special
 
-    def _value_sources(self, followers: list[Joint], joints: Mapping[str, Joint]) -> dict[str, Any]:
-        """Where each moving joint's value comes from: (column, multiplier, offset) for one-valued
-        joints — a mimic follower reads its (ultimate) leader's column — or a slice otherwise.
-        `followers`: the mimic followers on the tree, in tree order (all the others take their own)."""
+    def _resolve_followers(self, followers: list[Joint], joints: Mapping[str, Joint], source: dict[str, Any]) -> None:
+        """Adds to `source`, which says where the value of each joint that takes its own comes from,
+        where the `followers` (the mimic followers on the tree, in tree order) take theirs: as for any
+        one-valued joint, (column, multiplier, offset); a follower reads its (ultimate) leader's column."""
         zero = self.nq  # a column that always holds 0 (a fixed joint as leader)
-        source: dict[str, Any] = dict(self._own_sources)  # only mimic followers and loop closures are left
 
         def resolve(joint: Joint) -> None:
             # Up the chain of leaders to a joint whose source is known, then back down: a loop, not
@@ -538,7 +537,6 @@ class Kinematics:
         for joint in followers:
             if joint.name not in source:  # (unless met as the leader of one resolved before)
                 resolve(joint)
-        return source
 
     # -- configuration handling ----------------------------------------------------------------
     def vector(self, positions: Mapping[str, Any] | Sequence[float] | np.ndarray | None) -> np.ndarray:
