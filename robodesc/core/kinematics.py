@@ -413,8 +413,6 @@ class Kinematics:
         self.layout: dict[str, slice] = {}
         reference: list[float] = []
         sources: dict[str, Any] = {}
-        # single values of one-value joints go straight into a list (no numpy call per joint)
-        self._scalar_start: dict[str, int] = {}
         moving_joints: dict[str, list[Joint]] = {}
         followers: list[Joint] = []
         for body in tree:
@@ -433,14 +431,16 @@ class Kinematics:
                 if dof == 1:  # nearly all joints: no numpy call per joint
                     reference.append(_reference_scalar(joint))
                     sources[jname] = (start, 1.0, 0.0)
-                    self._scalar_start[jname] = start
                 else:
                     reference.extend(_reference_floats(joint))
                     sources[jname] = columns
                 self.joint_names.append(jname)
         self.nq = len(reference)
         self.reference = np.array(reference, dtype=float)
-        self._reference_list = reference  # (its floats are the array's)
+        # for configurations given by joint name: the reference as a list, and the column of each
+        # one-value joint, whose plain numbers go straight into that list (no numpy call per joint);
+        # made on first such use, as evaluating from vectors, or batches, needs neither
+        self._by_name: tuple[list[float], dict[str, int]] | None = None
         # the joints that take no value: fixed ones, mimic followers, and those off the tree (loop closures)
         self._ignored = joints.keys() - self.layout.keys()
         return moving_joints, followers, sources
@@ -550,8 +550,11 @@ class Kinematics:
             if q.shape != (self.nq,):
                 raise ConfigurationError(f"expected a configuration vector of length {self.nq}, got shape {q.shape}")
             return q
-        values = self._reference_list.copy()
-        scalar = self._scalar_start
+        if self._by_name is None:
+            starts = {name: sl.start for name, sl in self.layout.items() if sl.stop - sl.start == 1}
+            self._by_name = (self.reference.tolist(), starts)
+        reference, scalar = self._by_name
+        values = reference.copy()
         for name, value in positions.items():
             # a plain number for a one-value joint goes straight in: np.asarray per joint cost more
             # than the whole evaluation; anything else (lists, arrays, bad keys) takes the checks below
