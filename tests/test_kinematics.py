@@ -686,3 +686,25 @@ def test_batches_of_a_deep_chain_cost_in_proportion_and_agree_with_single_poses(
         single = model.forward_kinematics(q[row])
         assert np.allclose(batch.array[row], single.array, atol=1e-9)
     assert model.kinematics._batch_jumps
+
+
+def test_joints_without_a_value_of_their_own_are_passed_over_by_name():
+    """A fixed joint, a mimic follower and a joint off the tree (a loop closure) take no value: naming
+    them in a mapping changes nothing, while an unknown name is refused with a suggestion. (The set of
+    such joints is the model's joints less the laid-out ones, and the by-name tables are made on first
+    use: both are checked here against what the layout says.)"""
+    model = hand_model(JointType.REVOLUTE)
+    model.joints["follow"] = Joint(
+        name="follow", type=JointType.REVOLUTE, parent="body", child="tip2", mimic=Mimic(joint="j", multiplier=2.0)
+    )
+    model.bodies["tip2"] = Body("tip2", parent="body", joints=("follow",), pose=T(0, 1, 0))
+    model.joints["closure"] = Joint(name="closure", type=JointType.REVOLUTE, parent="tip", child="base")
+    kin = model.kinematics
+    assert kin.joint_names == ["j"] and kin.layout == {"j": slice(0, 1)}
+    expected = model.forward_kinematics({"j": 0.25}).array
+    named = {"j": 0.25, "tool": 9.0, "follow": 9.0, "closure": 9.0}
+    assert np.array_equal(model.forward_kinematics(named).array, expected)
+    assert kin.vector(named).tolist() == [0.25]
+    with pytest.raises(ConfigurationError, match="no joint named 'folow'") as caught:
+        kin.vector({"folow": 1.0})
+    assert "follow" in str(caught.value.suggestion)
