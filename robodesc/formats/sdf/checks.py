@@ -199,10 +199,14 @@ class _Lint:
         document order must be (that was a tenth of the lint), so what the walk finds is sorted into
         document order before it is reported: by the place of the element looked at, stably, so that
         several findings about one element keep their order, exactly as a walk in document order
-        reports them. Files with nothing to report (most) sort nothing."""
+        reports them. Files with nothing to report (most) are not walked at all: `quiet` tells them apart."""
         root = self.document.root
         self.visiting = root
         self.document_content(root)
+        if not self.found:  # (an empty document is reported by the walk)
+            if self.quiet():
+                return
+            self.found.clear()  # what `quiet` found is found again by the walk, in its place
         scopes, linted, plain_poses, older = self.ctx.scopes, self.linted, self.ctx.plain_poses, self.older
         plain_joints = self.ctx.plain_joints
         pending: list[tuple] = [(None, (root,), None)]  # (element, its children, the model or world it is in)
@@ -241,6 +245,44 @@ class _Lint:
             self.found.sort(key=lambda finding: place[finding[0]])
             for _, severity, code, message, element, suggestion in self.found:
                 self.ctx.diagnose(severity, code, message, element, suggestion)
+
+    def quiet(self) -> bool:
+        """Whether the walk of `run` would find nothing, told without it: most files have nothing to report.
+
+        The elements the walk looks at are found in one pass over the tree (`iter`, whose loop runs in C),
+        without the walk's stack of parents and models, and looked at as the walk would. A pose the parse did
+        not read plain and a <geometry> of other than one shape, whose findings need their owner or model,
+        count as findings, as does anything the pass meets in a plugin's or a custom element's content
+        (which the walk passes over). On a finding, what it found is dropped and the walk decides: a file
+        with something to report costs at most one pass more (the pass stops at its first finding)."""
+        linted, plain_poses, plain_joints, older = self.linted, self.ctx.plain_poses, self.ctx.plain_joints, self.older
+        # (the root is <sdf>, which `parse_file` insists on and the walk does not look at)
+        for element in [element for element in self.document.root.iter() if element.tag in linted]:
+            tag = element.tag
+            if tag == "pose":  # (never the root: its owner is not None)
+                if element in plain_poses:
+                    if older and element.keys():
+                        return False
+                elif element.keys() or not _turns_less_than_once(text_of(element)):
+                    return False
+            elif tag in _NAME_ONLY or (tag == "joint" and element in plain_joints):
+                name = element.get("name")
+                if name is not None and not name.strip():
+                    return False
+            elif tag == "geometry":
+                if len(element) != 1 or element[0].tag not in _SHAPE_TAGS:
+                    return False
+            else:  # a model, frame, plugin, sensor, joint, or in an old file an element with too new attributes
+                self.element(element, None, None)
+                # looked at whole, as the walk does in a link or a joint and in a model or a world: what finds
+                # nothing so finds nothing wherever it is
+                if tag == "sensor":
+                    self.sensor(element)
+                elif tag == "joint":
+                    self.joint(element)
+                if self.found:
+                    return False
+        return True
 
     def element(self, element, parent, scope) -> None:
         """What there is to say about a linted element (a <geometry> of a shape: `run` looks at it itself)."""
