@@ -4,7 +4,8 @@
   back to `child_double` child by child otherwise: the same values, or the same first error;
 * `floats_of` (and `plain_floats` in front of it) gives `vector_of`'s numbers, and Python's float
   division (a joint axis normalised on plain floats) is numpy's;
-* `_clearly_valid` says a zero inertia tensor (of either sign in each entry) is valid, as `_is_valid` does;
+* `_clearly_valid` says a zero inertia tensor (of either sign in each entry) is valid, as `_is_valid` does,
+  and a tilted one valid only where `_is_valid` does;
 * an attribute-less `<pose>` (read without looking at attributes) is the pose the attribute path gives;
 * `_has_negative_zero` (through `math.copysign`) finds exactly the -0.0 entries `repr` shows;
 * an inertia tensor without -0.0, turned by a pose that only moves its centre of mass, is the tensor as
@@ -107,6 +108,28 @@ def test_a_zero_inertia_tensor_is_clearly_valid_as_it_is_valid():
             assert _clearly_valid(mass, tensor) and _is_valid(mass, tensor)
     assert not _clearly_valid(1.0, np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, np.nan]]))
     assert not _clearly_valid(-1.0, np.zeros((3, 3)))
+
+
+def test_a_tilted_inertia_tensor_is_clearly_valid_only_where_it_is_valid():
+    """Gershgorin's circles leave a tensor with large products of inertia undecided: Sylvester's criterion
+    decides it without the eigen-solve, and never where `_is_valid` would not say valid."""
+    tilted = pose_from_xyz_rpy((0.0, 0.0, 0.0), (0.7, -0.4, 0.9))[:3, :3]
+    tensor = tilted @ np.diag([0.2, 1.0, 1.1]) @ tilted.T
+    tensor = (tensor + tensor.T) / 2.0
+    assert _clearly_valid(1.0, tensor) and _is_valid(1.0, tensor)
+    rng = np.random.default_rng(3)
+    decided = 0
+    for _ in range(20000):
+        rotation = pose_from_xyz_rpy((0.0, 0.0, 0.0), rng.uniform(-np.pi, np.pi, 3))[:3, :3]
+        a, b = rng.uniform(0.0, 1.0, 2) * rng.choice([1.0, 1e-9, 1e-3, 0.0], 2)
+        c = a + b + rng.choice([0.0, 1e-12, -1e-12, 1e-6, -1e-6, -0.1, -0.5, 0.1]) * max(a + b, 1e-300)
+        moments = np.array([a, b, c]) * rng.choice([1.0, -1.0, 1e-25, 1e25], p=[0.7, 0.1, 0.1, 0.1])
+        tensor = rotation @ np.diag(moments) @ rotation.T
+        tensor = (tensor + tensor.T) / 2.0
+        if _clearly_valid(1.0, tensor):
+            decided += 1
+            assert _is_valid(1.0, tensor), tensor.tolist()
+    assert decided > 500
 
 
 @pytest.mark.parametrize("text", ["0 0 0 0 0 0", "1 -0 2 0 -0 0", "1 2 3 0.1 -0.2 0.3", "", "1 2 3 4 5 6 7"])

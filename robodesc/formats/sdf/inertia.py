@@ -70,7 +70,31 @@ def _clearly_valid(mass: float, inertia: np.ndarray) -> bool:
     margin = _MARGIN * scale
     low = min(xx - axy - axz, yy - axy - ayz, zz - axz - ayz)
     high = max(xx + axy + axz, yy + axy + ayz, zz + axz + ayz)
-    return low > margin and (xx + yy + zz) / 2.0 - high > margin
+    half = (xx + yy + zz) / 2.0
+    if low > margin and half - high > margin:
+        return True
+    # Gershgorin's circles are loose for a tensor with large products of inertia (a part tilted in its
+    # frame): then the moments are told exactly, on the same floats. They are all positive when the
+    # tensor is positive definite, and the largest is below half the trace when half the trace less the
+    # tensor is: two `_clearly_positive_definite` tests, each with `_MARGIN` to spare.
+    return _clearly_positive_definite(xx, yy, zz, xy, xz, yz, scale) and _clearly_positive_definite(
+        half - xx, half - yy, half - zz, -xy, -xz, -yz, scale
+    )
+
+
+def _clearly_positive_definite(xx: float, yy: float, zz: float, xy: float, xz: float, yz: float, scale: float) -> bool:
+    """Whether the symmetric matrix of these entries (of magnitude up to 3 `scale`, within `_SCALES`) is
+    positive definite with room to spare: Sylvester's criterion, its leading principal minors positive,
+    each by `_MARGIN` times the power of `scale` of its degree.
+
+    Each minor is then positive whatever its rounding (some 1e-15 of that power of `scale`), and the
+    least eigenvalue, at least the determinant over the square of the largest (at most 9 `scale`), is
+    above `_MARGIN` / 100 of `scale`: millions of times what an eigen-solve or a determinant of
+    `_is_valid` can be off by."""
+    minor = xx * yy - xy * xy
+    determinant = xx * (yy * zz - yz * yz) - xy * (xy * zz - yz * xz) + xz * (xy * yz - yy * xz)
+    margin = _MARGIN * scale
+    return xx > margin and minor > margin * scale and determinant > margin * scale * scale
 
 
 def _is_valid(mass: float, inertia: np.ndarray) -> bool:
