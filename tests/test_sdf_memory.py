@@ -3,9 +3,14 @@ files it includes), yet every location in it still names the line and element pa
 
 from __future__ import annotations
 
+import gc
+
+import pytest
 from conftest import documents_alive, write_sdf_world
 
 import robodesc
+from robodesc.core.errors import RobodescError
+from robodesc.formats.xml import Document
 
 ARM = """\
 <?xml version="1.0"?>
@@ -56,3 +61,33 @@ def test_a_loaded_model_keeps_no_parsed_document_and_its_locations_still_say_whe
     )
     assert extras["plugin"].xml == '<plugin name="p" filename="libp.so"><gain>2</gain></plugin>'
     assert (extras["physics"].location.line, extras["physics"].location.element) == (8, "/sdf/world[@name='w']/physics")
+
+
+def test_a_load_leaves_no_parsed_file_for_the_cyclic_collector(tmp_path):
+    """What the parse keeps of a file (its records, the deferred locations of joint ends and axes) holds no
+    reference back to the file's parse: once the load is over, reference counting frees the documents."""
+    path = tmp_path / "arm.sdf"
+    path.write_text(ARM.replace("<child>tip</child>", "<child>tip</child><axis2><xyz>0 1 0</xyz></axis2>"))
+    gc.collect()
+    gc.disable()
+    try:
+        robodesc.load(path)
+        alive = [o for o in gc.get_objects() if isinstance(o, Document) and str(tmp_path) in (o.source or "")]
+    finally:
+        gc.enable()
+    assert alive == []
+
+
+def test_errors_about_joint_ends_and_axes_name_their_element(tmp_path):
+    """The locations of <parent>, <child> and <xyz> are made only for an error, from the file as parsed."""
+    cases = [
+        (ARM.replace("<child>tip</child>", "<child>nowhere</child>"), 11, "child"),
+        (ARM.replace("<parent>base</parent>", "<parent>nowhere</parent>"), 10, "parent"),
+        (ARM.replace("<xyz>0 0 1</xyz>", '<xyz expressed_in="nowhere">0 0 1</xyz>'), 12, "xyz"),
+    ]
+    for text, line, tag in cases:
+        path = tmp_path / f"{tag}.sdf"
+        path.write_text(text)
+        with pytest.raises(RobodescError) as error:
+            robodesc.load(path)
+        assert (error.value.location.line, error.value.location.element.rsplit("/", 1)[1]) == (line, tag)

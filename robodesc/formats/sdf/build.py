@@ -28,6 +28,7 @@ from ...core.record import unshared_copy
 from ...core.transforms import IDENTITY, invert_pose, invert_poses
 from .desc import AxisDesc, FileDesc, FrameDesc, JointDesc, LinkDesc, ModelDesc, Node
 from .graph import Scope, scope_of, times, turns_nothing
+from .values import Where
 
 _ONE_AXIS = (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC, JointType.SCREW)
 _TWO_AXES = (JointType.UNIVERSAL, JointType.REVOLUTE2)
@@ -171,13 +172,14 @@ class Builder:
         result = self._top().attached(full)
         return result[1] if result[0] == "link" else "world"
 
-    def full_path(self, item: _Item[JointDesc], ref: str, what: str, location: Location) -> str:
-        """The full path of frame `ref` named by an element of `item`'s scope."""
+    def full_path(self, item: _Item[JointDesc], ref: str, what: str, location: Location | Where) -> str:
+        """The full path of frame `ref` named by an element of `item`'s scope (`location`: where the reference
+        is written, or where to find that out, for the error when it names nothing)."""
         local = item.scope.lookup(ref)
         if local is None:
             raise UnresolvedReference(
                 f"{what} {ref!r} of {item.kind} {item.desc.name!r} is not a frame of {item.scope.what}",
-                location=location,
+                location=location if isinstance(location, Location) else location(),
                 construct=ref,
                 suggestion=did_you_mean(ref, item.scope.names()) or "name a link, joint, frame or nested model",
             )
@@ -384,7 +386,7 @@ class Builder:
         """(parent body, child body): the links the joint's `<parent>` and `<child>` are attached to."""
         desc = item.desc
         where = desc.location
-        parent_at, child_at = desc.parent_location or where, desc.child_location or where
+        parent_at, child_at = desc.parent_at or where, desc.child_at or where
         parent = "world"
         if desc.parent != "world":
             parent = self._end_body(item, desc.parent, "parent", parent_at)
@@ -392,7 +394,7 @@ class Builder:
         if child == "world":
             raise InvalidTree(
                 f"the child {desc.child!r} of joint {item.full!r} resolves to the world",
-                location=child_at,
+                location=child_at if isinstance(child_at, Location) else child_at(),
                 construct=desc.child,
                 suggestion="a joint's child must be (or be attached to) a link that is not static",
             )
@@ -406,7 +408,7 @@ class Builder:
             )
         return parent, child
 
-    def _end_body(self, item: _Item[JointDesc], ref: str, what: str, location: Location) -> str:
+    def _end_body(self, item: _Item[JointDesc], ref: str, what: str, location: Location | Where) -> str:
         """The body a joint's `<parent>` or `<child>` is attached to. A link of the top model or world (most
         joints' ends) is its own body: what `attached_body(full_path(...))` finds, without the lookups."""
         if not item.prefix:  # (the item's scope is then the top scope, where `attached` looks first)
@@ -420,9 +422,7 @@ class Builder:
     ) -> tuple[np.ndarray, Limits, Dynamics]:
         """An `<axis>` or `<axis2>`: its direction in the joint frame, its limits and its dynamics."""
         if axis.expressed_in:
-            frame = self.pose(
-                self.full_path(item, axis.expressed_in, "expressed_in", axis.xyz_location or axis.location)
-            )
+            frame = self.pose(self.full_path(item, axis.expressed_in, "expressed_in", axis.xyz_at or axis.location))
             rotation = frame_pose[:3, :3].T
             # a frame that turns nothing (the model frame of most pre-1.7 axes) leaves the product what it
             # multiplies, laid out as a product is: a copy, which the product below reads with the same kernel

@@ -17,7 +17,7 @@ from functools import partial
 import numpy as np
 
 from ...core.diagnostics import Diagnostic, Severity
-from ...core.errors import Location, MalformedPose, did_you_mean
+from ...core.errors import Location, MalformedPose, did_you_mean, lazy_location
 from ...core.transforms import IDENTITY, pose_from_xyz_rpy
 from ..xml import Document, Element, LocatingValues
 from .desc import ModelDesc, Node, PoseRef, WorldDesc
@@ -83,6 +83,12 @@ class FileContext(LocatingValues):
     def at(self, element: Element) -> Callable[[], Location]:
         """`where(element)`, deferred: the value readers call it only when they fail."""
         return partial(self.where, element)
+
+    def kept_at(self, element: Element) -> Callable[[], Location]:
+        """`at(element)` for a parsed record to keep (the location of a joint's <child>, made only for an error
+        about it): it holds the document, not this context, which holds the parsed file in its loader (a
+        cycle that only the cyclic collector would free)."""
+        return partial(lazy_location, self.source, self.document, element)
 
     def diagnose(
         self, severity: Severity, code: str, message: str, element: Element, suggestion: str | None = None

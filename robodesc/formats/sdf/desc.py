@@ -26,6 +26,7 @@ from ...core.geometry import Shape
 from ...core.model import Dynamics, Extra, JointType, Limits
 from ...core.transforms import IDENTITY
 from ..xml import to_xml
+from .values import Where
 
 
 @dataclass(slots=True)
@@ -98,7 +99,7 @@ class AxisDesc:
     dynamics: Dynamics
     location: Location
     mimic: tuple[str, str, float, float, float] | None = None  # joint, axis, multiplier, offset, reference
-    xyz_location: Location | None = None  # the <xyz> (its expressed_in), when written
+    xyz_at: Where | None = None  # where the <xyz> (its expressed_in) is, when written (made for an error only)
     mimic_location: Location | None = None  # the <mimic>, when written
 
 
@@ -116,8 +117,10 @@ class JointDesc:
     gearbox: tuple[float, str] | None = None  # ratio, reference body
     kept: Sequence[Node] = ()
     properties: Mapping[str, Any] = field(default_factory=_no_properties)
-    parent_location: Location | None = None  # the <parent> and <child> elements: where errors about them point
-    child_location: Location | None = None
+    #: where the <parent> and <child> elements are, for the errors about them: made only for such an error (a
+    #: location for each end of every joint cost a large file hundreds of objects, found again once it is read)
+    parent_at: Where | None = None
+    child_at: Where | None = None
 
 
 @dataclass(slots=True)

@@ -33,6 +33,7 @@ from ...core.errors import (
 )
 from ...core.transforms import invert_pose, pose_from_xyz_rpy
 from .desc import Instance, ModelDesc, WorldDesc
+from .values import Where
 
 _I4 = np.eye(4)
 _I4.flags.writeable = False
@@ -80,7 +81,7 @@ class Vertex:
     location: Location
     instance: Instance | None = None
     pose_location: Location | None = None  # its <pose> (relative_to), when written
-    end_location: Location | None = None  # a joint's <child>
+    end_at: Where | None = None  # where a joint's <child> is (made for an error only)
 
 
 def scope_of(desc: ModelDesc | WorldDesc) -> Scope:
@@ -132,7 +133,7 @@ class Scope:
                     joint.child,
                     joint.location,
                     pose_location=joint.pose.location,
-                    end_location=joint.child_location,
+                    end_at=joint.child_at,
                 )
             )
         for frame in desc.frames:
@@ -249,7 +250,9 @@ class Scope:
 
     def _unresolved(self, ref: str, vertex: Vertex, attribute: str) -> UnresolvedReference:
         what = "a model or frame" if self.is_world else "a nested model, link, joint or frame"
-        at = {"relative_to": vertex.pose_location, "child": vertex.end_location}.get(attribute)
+        at = vertex.pose_location if attribute == "relative_to" else None
+        if attribute == "child" and vertex.end_at is not None:
+            at = vertex.end_at()
         return UnresolvedReference(
             f"{attribute} {ref!r} of {vertex.kind} {vertex.name!r} is not {what} of {self.what}",
             location=at or vertex.location,
@@ -452,7 +455,7 @@ class Scope:
             if vertex.kind == "joint" and vertex.attached_to == "world":
                 raise InvalidTree(
                     f"joint {vertex.name!r} has the world as its child",
-                    location=vertex.end_location or vertex.location,
+                    location=vertex.end_at() if vertex.end_at is not None else vertex.location,
                     construct="world",
                     suggestion="the world can only be a parent",
                 )

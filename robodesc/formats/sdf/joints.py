@@ -55,8 +55,8 @@ def parse_joint(ctx: FileContext, element: Element, convert14: bool) -> JointDes
         child=child,
         pose=ctx.pose_of(element, where),
         location=where,
-        parent_location=ctx.where(parent_el),
-        child_location=ctx.where(child_el),
+        parent_at=ctx.kept_at(parent_el),
+        child_at=ctx.kept_at(child_el),
     )
     plain = kind is not JointType.CONTINUOUS  # (whose limits the lint looks at)
     for tag, ignored in (("axis", AXISLESS_JOINT_TYPES), ("axis2", _ONE_AXIS_OR_NONE)):
@@ -167,7 +167,7 @@ def parse_axis(ctx: FileContext, element: Element, convert14: bool) -> tuple[Axi
         limits=_limits(ctx, element.find("limit")),
         dynamics=_dynamics(ctx, element.find("dynamics")),
         location=ctx.where(element),
-        xyz_location=ctx.where(xyz_el) if xyz_el is not None else None,
+        xyz_at=ctx.kept_at(xyz_el) if xyz_el is not None else None,
     )
     mimic_el = element.find("mimic")
     if mimic_el is not None:
