@@ -78,9 +78,10 @@ def test_a_load_leaves_no_parsed_file_for_the_cyclic_collector(tmp_path):
     assert alive == []
 
 
-def test_errors_about_joint_ends_and_axes_name_their_element(tmp_path):
-    """The locations of <parent>, <child> and <xyz> are made only for an error, from the file as parsed."""
+def test_errors_about_poses_joint_ends_and_axes_name_their_element(tmp_path):
+    """The locations of <pose>, <parent>, <child> and <xyz> are made only for an error, from the file as parsed."""
     cases = [
+        (ARM.replace("<pose>0 0 1 0 0 0</pose>", '<pose relative_to="nowhere">0 0 1 0 0 0</pose>'), 8, "pose"),
         (ARM.replace("<child>tip</child>", "<child>nowhere</child>"), 11, "child"),
         (ARM.replace("<parent>base</parent>", "<parent>nowhere</parent>"), 10, "parent"),
         (ARM.replace("<xyz>0 0 1</xyz>", '<xyz expressed_in="nowhere">0 0 1</xyz>'), 12, "xyz"),

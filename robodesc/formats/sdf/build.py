@@ -28,7 +28,7 @@ from ...core.record import unshared_copy
 from ...core.transforms import IDENTITY, invert_pose, invert_poses
 from .desc import AxisDesc, FileDesc, FrameDesc, JointDesc, LinkDesc, ModelDesc, Node
 from .graph import Scope, scope_of, times, turns_nothing
-from .values import Where
+from .values import Where, located
 
 _ONE_AXIS = (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC, JointType.SCREW)
 _TWO_AXES = (JointType.UNIVERSAL, JointType.REVOLUTE2)
@@ -179,7 +179,7 @@ class Builder:
         if local is None:
             raise UnresolvedReference(
                 f"{what} {ref!r} of {item.kind} {item.desc.name!r} is not a frame of {item.scope.what}",
-                location=location if isinstance(location, Location) else location(),
+                location=located(location),
                 construct=ref,
                 suggestion=did_you_mean(ref, item.scope.names()) or "name a link, joint, frame or nested model",
             )
@@ -394,7 +394,7 @@ class Builder:
         if child == "world":
             raise InvalidTree(
                 f"the child {desc.child!r} of joint {item.full!r} resolves to the world",
-                location=child_at if isinstance(child_at, Location) else child_at(),
+                location=located(child_at),
                 construct=desc.child,
                 suggestion="a joint's child must be (or be attached to) a link that is not static",
             )
@@ -456,7 +456,7 @@ class Builder:
         leader, leader_axis, multiplier, offset, reference = axis.mimic
         if index == 0:
             joint.mimic = Mimic(item.prefix + leader, multiplier, offset - multiplier * reference)
-            self.mimic_locations[item.full] = axis.mimic_location or axis.location
+            self.mimic_locations[item.full] = axis.mimic_location or located(axis.location)
         joint.extras.setdefault("sdf", {}).setdefault("mimic", []).append(
             {
                 "axis": ("axis", "axis2")[index],

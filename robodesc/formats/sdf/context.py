@@ -85,8 +85,8 @@ class FileContext(LocatingValues):
         return partial(self.where, element)
 
     def kept_at(self, element: Element) -> Callable[[], Location]:
-        """`at(element)` for a parsed record to keep (the location of a joint's <child>, made only for an error
-        about it): it holds the document, not this context, which holds the parsed file in its loader (a
+        """`at(element)` for a parsed record to keep (the location of a pose or a joint's <child>, made only for an
+        error about it): it holds the document, not this context, which holds the parsed file in its loader (a
         cycle that only the cyclic collector would free)."""
         return partial(lazy_location, self.source, self.document, element)
 
@@ -207,7 +207,7 @@ class FileContext(LocatingValues):
     def pose_element(self, element: Element) -> PoseRef:
         """A `<pose>` as a frame graph places it: its value, the frame it is in, where it is written."""
         matrix, relative_to = self.pose_value(element)
-        return PoseRef(matrix, relative_to, self.where(element))
+        return PoseRef(matrix, relative_to, self.kept_at(element))
 
     def pose_value(self, element: Element) -> tuple[np.ndarray, str]:
         """A `<pose>`'s (matrix, relative_to), checked as libsdformat checks it: for a reader that needs

@@ -35,7 +35,7 @@ class PoseRef:
 
     matrix: np.ndarray
     relative_to: str = ""
-    location: Location = field(default_factory=Location)
+    location: Location | Where = field(default_factory=Location)  # a parsed <pose>'s deferred (`values.located`)
 
 
 @dataclass(slots=True)
@@ -97,7 +97,7 @@ class AxisDesc:
     expressed_in: str
     limits: Limits
     dynamics: Dynamics
-    location: Location
+    location: Location | Where  # a parsed <axis>'s deferred (`values.located`)
     mimic: tuple[str, str, float, float, float] | None = None  # joint, axis, multiplier, offset, reference
     xyz_at: Where | None = None  # where the <xyz> (its expressed_in) is, when written (made for an error only)
     mimic_location: Location | None = None  # the <mimic>, when written

@@ -33,7 +33,7 @@ from ...core.errors import (
 )
 from ...core.transforms import invert_pose, pose_from_xyz_rpy
 from .desc import Instance, ModelDesc, WorldDesc
-from .values import Where
+from .values import Where, located
 
 _I4 = np.eye(4)
 _I4.flags.writeable = False
@@ -80,7 +80,7 @@ class Vertex:
     attached_to: str | None  # joints: the child; frames: attached_to; None for links and models
     location: Location
     instance: Instance | None = None
-    pose_location: Location | None = None  # its <pose> (relative_to), when written
+    pose_location: Location | Where | None = None  # its <pose> (relative_to), when written (`values.located`)
     end_at: Where | None = None  # where a joint's <child> is (made for an error only)
 
 
@@ -250,12 +250,10 @@ class Scope:
 
     def _unresolved(self, ref: str, vertex: Vertex, attribute: str) -> UnresolvedReference:
         what = "a model or frame" if self.is_world else "a nested model, link, joint or frame"
-        at = vertex.pose_location if attribute == "relative_to" else None
-        if attribute == "child" and vertex.end_at is not None:
-            at = vertex.end_at()
+        at = {"relative_to": vertex.pose_location, "child": vertex.end_at}.get(attribute)
         return UnresolvedReference(
             f"{attribute} {ref!r} of {vertex.kind} {vertex.name!r} is not {what} of {self.what}",
-            location=at or vertex.location,
+            location=located(at) if at is not None else vertex.location,
             construct=ref,
             suggestion=did_you_mean(ref, self.local) or "name a frame declared in the same model (or below it)",
         )
@@ -455,7 +453,7 @@ class Scope:
             if vertex.kind == "joint" and vertex.attached_to == "world":
                 raise InvalidTree(
                     f"joint {vertex.name!r} has the world as its child",
-                    location=vertex.end_at() if vertex.end_at is not None else vertex.location,
+                    location=located(vertex.end_at) if vertex.end_at is not None else vertex.location,
                     construct="world",
                     suggestion="the world can only be a parent",
                 )

@@ -166,7 +166,7 @@ def parse_axis(ctx: FileContext, element: Element, convert14: bool) -> tuple[Axi
         expressed_in=expressed_in,
         limits=_limits(ctx, element.find("limit")),
         dynamics=_dynamics(ctx, element.find("dynamics")),
-        location=ctx.where(element),
+        location=ctx.kept_at(element),
         xyz_at=ctx.kept_at(xyz_el) if xyz_el is not None else None,
     )
     mimic_el = element.find("mimic")
