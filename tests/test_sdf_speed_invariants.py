@@ -162,3 +162,18 @@ def test_a_tensor_turned_by_a_pose_that_does_not_turn_is_the_tensor(rpy):
     ):
         tensor = np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])
         assert (rotation @ tensor @ rotation.T).tobytes() == tensor.tobytes()
+
+
+def test_poses_of_one_text_are_read_once_each_an_array_of_its_own():
+    """`FileContext` reads a plain pose's numbers and matrix once per text in the file: every pose of that text
+    gets the matrix a pose read alone gets, bit for bit, in an array of its own; texts that read as equal
+    numbers but differ (-0 and 0) are not taken for one another."""
+    texts = ["1 2 3 0.1 0.2 0.3", "0 0 0 0 0 0", "0 0 0 0 0 -0", "-0 0 0 -0 0 0", " 1 2 3 0.1 0.2 0.3\n"]
+    ctx, root = _context("<x>" + "".join(f"<pose>{t}</pose>" for t in texts * 3) + "</x>")
+    matrices = [ctx.pose_value(pose)[0] for pose in root.findall("pose")]
+    for text, matrix in zip(texts * 3, matrices):
+        values = [float(v) for v in text.split()]
+        assert matrix.tobytes() == pose_from_xyz_rpy(values[:3], values[3:]).tobytes(), text
+    assert len({id(m) for m in matrices}) == len(matrices) and not any(m.base is not None for m in matrices)
+    matrices[0][0, 3] = 99.0
+    assert matrices[len(texts)][0, 3] == 1.0

@@ -78,6 +78,9 @@ class FileContext(LocatingValues):
         #: a type that uses each axis written and is not continuous (`joints.parse_joint`): the lint has
         #: nothing to say about them but their name (`checks._Lint.run`)
         self.plain_joints: set[Element] = set()
+        #: the text of a plain pose -> its numbers, and its matrix once asked for: read once per text in the file
+        self._plain_numbers: dict[str, list[float]] = {}
+        self._plain_matrices: dict[str, np.ndarray] = {}
 
     # -- where things are, what was noticed ------------------------------------------------
     def at(self, element: Element) -> Callable[[], Location]:
@@ -212,9 +215,12 @@ class FileContext(LocatingValues):
     def pose_value(self, element: Element) -> tuple[np.ndarray, str]:
         """A `<pose>`'s (matrix, relative_to), checked as libsdformat checks it: for a reader that needs
         no location of its own for it (a shape's pose, of which a file has hundreds). See `pose_reading`."""
-        value, relative_to = self.pose_reading(element)
+        value, relative_to, text = self._read_pose(element)
         if isinstance(value, list):
-            return pose_from_xyz_rpy(value[:3], value[3:]), relative_to
+            matrix = self._plain_matrices.get(text)
+            if matrix is None:
+                matrix = self._plain_matrices[text] = pose_from_xyz_rpy(value[:3], value[3:])
+            return matrix.copy(), relative_to  # (each pose an array of its own)
         return value, relative_to
 
     def pose_reading(self, element: Element) -> tuple[list[float] | np.ndarray, str]:
@@ -222,7 +228,13 @@ class FileContext(LocatingValues):
         usual pose) as its numbers `[x, y, z, roll, pitch, yaw]`, not yet a matrix: an inertial needs only
         the translation of a pose that turns nothing. Its owner is a model, link, joint, frame, visual,
         collision, inertial or include, whose pose frames the reader resolves: a plain pose within a turn
-        is noted in `plain_poses` for the lint."""
+        is noted in `plain_poses` for the lint. The numbers are the file's for that text: not to be changed."""
+        value, relative_to, _ = self._read_pose(element)
+        return value, relative_to
+
+    def _read_pose(self, element: Element) -> tuple[list[float] | np.ndarray, str, str]:
+        """`pose_reading`, and the pose's text. A plain pose's numbers are read once per text in the file (a
+        robot writes the same few poses over and over: TIAGo's 292 are 97 texts)."""
         relative_to, degrees, rotation_format = "", False, "euler_rpy"
         # attributes through `get`, and only when there are any (most poses have none): `attrib` would
         # give every attribute-less <pose> a dict of its own
@@ -253,12 +265,18 @@ class FileContext(LocatingValues):
                     'remove degrees="true" or write the rotation as roll pitch yaw',
                 )
         text = text_of(element)
-        values = plain_pose_numbers(text) if rotation_format == "euler_rpy" and not degrees else None
+        values = None
+        if rotation_format == "euler_rpy" and not degrees:
+            values = self._plain_numbers.get(text)
+            if values is None:
+                values = plain_pose_numbers(text)
+                if values is not None:
+                    self._plain_numbers[text] = values
         if values is None:
-            return parse_pose(text, rotation_format, degrees, self.at(element)), relative_to
+            return parse_pose(text, rotation_format, degrees, self.at(element)), relative_to, text
         if within_a_turn(values[3], values[4], values[5]):
             self.plain_poses.add(element)
-        return values, relative_to
+        return values, relative_to, text
 
     def pose_of(self, element: Element, where: Location | None = None) -> PoseRef:
         """The element's `<pose>` (identity, in its default frame, when it has none, located at the element:
