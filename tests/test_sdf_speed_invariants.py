@@ -8,6 +8,7 @@
   and a tilted one valid only where `_is_valid` does;
 * an attribute-less `<pose>` (read without looking at attributes) is the pose the attribute path gives;
 * `_has_negative_zero` (through `math.copysign`) finds exactly the -0.0 entries `repr` shows;
+* numbers read once per text in a file (poses, sizes, colors) give each element its own array, bit for bit;
 * an inertia tensor without -0.0, turned by a pose that only moves its centre of mass, is the tensor as
   written: what `parse_inertial` keeps instead of turning it.
 """
@@ -20,6 +21,7 @@ import math
 import numpy as np
 import pytest
 
+import robodesc
 from robodesc.core.errors import RobodescError
 from robodesc.core.resources import LoadContext
 from robodesc.core.transforms import pose_from_xyz_rpy
@@ -177,3 +179,23 @@ def test_poses_of_one_text_are_read_once_each_an_array_of_its_own():
     assert len({id(m) for m in matrices}) == len(matrices) and not any(m.base is not None for m in matrices)
     matrices[0][0, 3] = 99.0
     assert matrices[len(texts)][0, 3] == 1.0
+
+
+def test_numbers_of_one_text_are_read_once_and_every_element_gets_its_own_array():
+    """Sizes, axes and colors are read once per text in the file (`FileContext.floats_of`, `plain_color`): each
+    shape still holds arrays of its own, and a text that is not plain is refused at each element that has it."""
+    visual = (
+        '<visual name="{0}"><geometry><box><size>1 2 3</size></box></geometry>'
+        "<material><diffuse>0.5 0.5 0.5 1</diffuse></material></visual>"
+    )
+    text = '<sdf version="1.12"><model name="m"><link name="a">{}</link></model></sdf>'
+    model = robodesc.loads(text.format(visual.format("v1") + visual.format("v2")), format="sdf")
+    first, second = model.bodies["a"].visuals
+    assert first.geometry.size is not second.geometry.size and first.material.color is not second.material.color
+    first.geometry.size[0] = 9.0
+    first.material.color[0] = 9.0
+    assert second.geometry.size.tolist() == [1.0, 2.0, 3.0] and second.material.color.tolist() == [0.5, 0.5, 0.5, 1.0]
+    bad = visual.format("v3").replace("1 2 3", "1 2 x")
+    with pytest.raises(RobodescError) as error:
+        robodesc.loads(text.format(visual.format("v1") + bad), format="sdf")
+    assert error.value.location.line == 1 and "size" in error.value.location.element

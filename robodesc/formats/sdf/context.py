@@ -38,6 +38,7 @@ from .values import (
     parse_floats,
     parse_pose,
     parse_typed,
+    plain_color,
     plain_finite,
     plain_finites,
     plain_floats,
@@ -78,9 +79,13 @@ class FileContext(LocatingValues):
         #: a type that uses each axis written and is not continuous (`joints.parse_joint`): the lint has
         #: nothing to say about them but their name (`checks._Lint.run`)
         self.plain_joints: set[Element] = set()
-        #: the text of a plain pose -> its numbers, and its matrix once asked for: read once per text in the file
+        #: plain numbers, read once per text in the file (a robot writes the same poses, sizes, axes and colors
+        #: over and over), shared by the elements of that text and not to be changed: a pose's numbers and its
+        #: matrix once asked for (copied for each pose), `floats_of`'s by (text, count), `plain_color`'s
         self._plain_numbers: dict[str, list[float]] = {}
         self._plain_matrices: dict[str, np.ndarray] = {}
+        self._plain_floats: dict[tuple[str, int], list[float]] = {}
+        self._plain_colors: dict[str, list[float]] = {}
 
     # -- where things are, what was noticed ------------------------------------------------
     def at(self, element: Element) -> Callable[[], Location]:
@@ -189,12 +194,25 @@ class FileContext(LocatingValues):
         return [default if child is None else next(read) for child, default in zip(children, defaults)]
 
     def floats_of(self, element: Element, count: int, construct: str) -> list[float]:
-        """`vector_of` as plain floats, for a reader that computes with them before making its array."""
+        """`vector_of` as plain floats, for a reader that computes with them before making its array (the list
+        may be shared with other elements of the same text: not to be changed)."""
         text = text_of(element)
-        values = plain_floats(text, count)  # the common case, without making a locator for an error
-        if values is not None:
-            return values
-        return parse_floats(text, count, self.at(element), construct)
+        values = self._plain_floats.get((text, count))
+        if values is None:
+            values = plain_floats(text, count)  # the common case, without making a locator for an error
+            if values is None:
+                return parse_floats(text, count, self.at(element), construct)
+            self._plain_floats[text, count] = values
+        return values
+
+    def plain_color(self, text: str) -> list[float] | None:
+        """`values.plain_color(text)`, read once per text in the file (the list is shared: not to be changed)."""
+        rgba = self._plain_colors.get(text)
+        if rgba is None:
+            rgba = plain_color(text)
+            if rgba is not None:
+                self._plain_colors[text] = rgba
+        return rgba
 
     def vector_of(self, element: Element, count: int, construct: str) -> np.ndarray:
         """The element's text as a vector of `count` numbers (`values.parse_vector`)."""

@@ -34,7 +34,7 @@ from ..xml import Element
 from .context import FileContext
 from .desc import Node
 from .spec import SHADER_TYPES
-from .values import parse_bool, parse_color, parse_double, plain_color, text_of
+from .values import parse_bool, parse_color, parse_double, text_of
 
 
 def read_shape(ctx: FileContext, element: Element, kind: str) -> tuple[Shape, dict]:
@@ -271,7 +271,7 @@ def read_material(ctx: FileContext, element: Element) -> Material:
         child = element.find(tag)
         if child is not None:
             text = text_of(child)
-            rgba = plain_color(text)  # the common case, without making a locator for an error
+            rgba = ctx.plain_color(text)  # the common case, without making a locator for an error
             colors[tag] = rgba if rgba is not None else parse_color(text, ctx.at(child), tag)
     color = colors.get("diffuse", colors.get("ambient"))
     material.color = np.array(color) if isinstance(color, list) else color
