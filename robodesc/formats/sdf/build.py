@@ -26,9 +26,8 @@ from ...core.errors import InvalidTree, Location, UnresolvedReference, did_you_m
 from ...core.model import Body, Constraint, Dynamics, Frame, Inertial, Joint, JointType, Limits, Mimic, Model
 from ...core.record import unshared_copy
 from ...core.transforms import IDENTITY, invert_pose, invert_poses
-from .desc import AxisDesc, FileDesc, FrameDesc, JointDesc, LinkDesc, ModelDesc, Node
+from .desc import AxisDesc, FileDesc, FrameDesc, JointDesc, LinkDesc, ModelDesc, Node, Where, located
 from .graph import Scope, scope_of, times, turns_nothing
-from .values import Where, located
 
 _ONE_AXIS = (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC, JointType.SCREW)
 _TWO_AXES = (JointType.UNIVERSAL, JointType.REVOLUTE2)

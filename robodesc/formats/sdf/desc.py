@@ -29,13 +29,19 @@ from ..xml import to_xml
 from .values import Where
 
 
+def located(at: Location | Where) -> Location:
+    """`at`, or the location it makes: a parsed record keeps where its elements are deferred when only an
+    error would say it (a pose's `relative_to`, a joint's `<child>`), and the error makes it."""
+    return at if isinstance(at, Location) else at()
+
+
 @dataclass(slots=True)
 class PoseRef:
     """A `<pose>`: its value and the frame it is expressed in ('' = the element's default frame)."""
 
     matrix: np.ndarray
     relative_to: str = ""
-    location: Location | Where = field(default_factory=Location)  # a parsed <pose>'s deferred (`values.located`)
+    location: Location | Where = field(default_factory=Location)  # a parsed <pose>'s deferred (`located`)
 
 
 @dataclass(slots=True)
@@ -97,7 +103,7 @@ class AxisDesc:
     expressed_in: str
     limits: Limits
     dynamics: Dynamics
-    location: Location | Where  # a parsed <axis>'s deferred (`values.located`)
+    location: Location | Where  # a parsed <axis>'s deferred (`located`)
     mimic: tuple[str, str, float, float, float] | None = None  # joint, axis, multiplier, offset, reference
     xyz_at: Where | None = None  # where the <xyz> (its expressed_in) is, when written (made for an error only)
     mimic_location: Location | None = None  # the <mimic>, when written

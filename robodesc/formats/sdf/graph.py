@@ -32,8 +32,7 @@ from ...core.errors import (
     did_you_mean,
 )
 from ...core.transforms import invert_pose, pose_from_xyz_rpy
-from .desc import Instance, ModelDesc, WorldDesc
-from .values import Where, located
+from .desc import Instance, ModelDesc, Where, WorldDesc, located
 
 _I4 = np.eye(4)
 _I4.flags.writeable = False
@@ -80,7 +79,7 @@ class Vertex:
     attached_to: str | None  # joints: the child; frames: attached_to; None for links and models
     location: Location
     instance: Instance | None = None
-    pose_location: Location | Where | None = None  # its <pose> (relative_to), when written (`values.located`)
+    pose_location: Location | Where | None = None  # its <pose> (relative_to), when written (`desc.located`)
     end_at: Where | None = None  # where a joint's <child> is (made for an error only)
 
 

@@ -76,12 +76,6 @@ _INT_DIGITS = 20  # digits of the largest integer libsdformat reads (2**64 - 1);
 Where = Callable[[], Location]
 
 
-def located(at: Location | Where) -> Location:
-    """`at`, or the location it makes: a parsed record keeps where its elements are deferred when only an
-    error would say it (a pose's `relative_to`, a joint's `<child>`), and the error makes it."""
-    return at if isinstance(at, Location) else at()
-
-
 def text_of(element) -> str:
     """The element's text with surrounding blanks removed (libsdformat trims every value)."""
     text = element.text
