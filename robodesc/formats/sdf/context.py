@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from functools import partial
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -49,6 +50,21 @@ from .values import (
 
 #: The attribute names of a `<pose>` with a relative_to and nothing else, as `Element.keys` gives them
 _RELATIVE_TO_ONLY = ["relative_to"]
+
+_Key = TypeVar("_Key")
+_Read = TypeVar("_Read")
+
+
+def _once(table: dict[_Key, _Read], key: _Key, read: Callable[..., _Read | None], *args: Any) -> _Read | None:
+    """`read(*args)`, looked up in `table` by `key` first, and kept there when it reads: plain numbers are read
+    once per text in a file. What does not read (None) is not kept: the caller reads and refuses it again at
+    each element that has it, located there."""
+    found = table.get(key)
+    if found is None:
+        found = read(*args)
+        if found is not None:
+            table[key] = found
+    return found
 
 
 class FileContext(LocatingValues):
@@ -197,22 +213,14 @@ class FileContext(LocatingValues):
         """`vector_of` as plain floats, for a reader that computes with them before making its array (the list
         may be shared with other elements of the same text: not to be changed)."""
         text = text_of(element)
-        values = self._plain_floats.get((text, count))
+        values = _once(self._plain_floats, (text, count), plain_floats, text, count)  # (no locator made for it)
         if values is None:
-            values = plain_floats(text, count)  # the common case, without making a locator for an error
-            if values is None:
-                return parse_floats(text, count, self.at(element), construct)
-            self._plain_floats[text, count] = values
+            return parse_floats(text, count, self.at(element), construct)
         return values
 
     def plain_color(self, text: str) -> list[float] | None:
         """`values.plain_color(text)`, read once per text in the file (the list is shared: not to be changed)."""
-        rgba = self._plain_colors.get(text)
-        if rgba is None:
-            rgba = plain_color(text)
-            if rgba is not None:
-                self._plain_colors[text] = rgba
-        return rgba
+        return _once(self._plain_colors, text, plain_color, text)
 
     def vector_of(self, element: Element, count: int, construct: str) -> np.ndarray:
         """The element's text as a vector of `count` numbers (`values.parse_vector`)."""
@@ -285,11 +293,7 @@ class FileContext(LocatingValues):
         text = text_of(element)
         values = None
         if rotation_format == "euler_rpy" and not degrees:
-            values = self._plain_numbers.get(text)
-            if values is None:
-                values = plain_pose_numbers(text)
-                if values is not None:
-                    self._plain_numbers[text] = values
+            values = _once(self._plain_numbers, text, plain_pose_numbers, text)
         if values is None:
             return parse_pose(text, rotation_format, degrees, self.at(element)), relative_to, text
         if within_a_turn(values[3], values[4], values[5]):
