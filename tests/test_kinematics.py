@@ -664,6 +664,26 @@ def test_poses_that_overflow_are_refused_by_name_without_numpy_warnings():
             model.forward_kinematics({"j": 1e308}, backend="numpy")
 
 
+def test_a_model_whose_offsets_overflow_compiles_quietly_and_is_refused_by_name():
+    """MuJoCo loads bodies whose offsets sum past the largest float (a body at 1e308 in another): so does
+    robodesc, and compiling its kinematics lets no numpy warning out (one raised with -W error); FK
+    refuses the pose that overflows, by name, as it refuses joint values too large to compose."""
+    import warnings
+
+    from robodesc import ConfigurationError
+
+    model = robodesc.loads(
+        '<mujoco><worldbody><body name="b" pos="1e308 1e308 1e308"><body name="c" pos="1e308 1e308 1e308">'
+        '<geom size="1"/></body></body></worldbody></mujoco>',
+        format="mjcf",
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert model.kinematics is not None
+        with pytest.raises(ConfigurationError, match="pose of 'c' is not finite"):
+            model.forward_kinematics({})
+
+
 def test_batches_of_a_deep_chain_cost_in_proportion_and_agree_with_single_poses():
     """A chain of 20,000 links: one configuration on two workers (an empty group raised IndexError),
     an empty batch, and a batch whose poses are those of single calls (walked by pointer jumps,

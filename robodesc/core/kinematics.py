@@ -327,6 +327,9 @@ class Kinematics:
     the `robodesc[fast]` extra) when numba can be imported, else "numpy". Both give the same poses.
     """
 
+    # poses too large to compose (a body at 1e308 under another, as MuJoCo loads it) make inf here as they
+    # do in `evaluate`, which refuses them by name: no numpy warning from the compile either
+    @np.errstate(all="ignore")
     def __init__(self, model: Model) -> None:
         joints = model.joints
         tree = _by_depth(list(model.bodies.values()))
