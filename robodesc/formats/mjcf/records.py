@@ -200,7 +200,7 @@ class GeomSpec:
         return self.locator.where(self.element)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ClassedGeom:
     """What a geom's class and the attributes it writes (but its name, mesh and material) make of
     it, read once (`FileScope.geom_classes`) and shared by every geom of the class placed right in
@@ -210,7 +210,10 @@ class ClassedGeom:
     The first geom's record and shape hold `size` and `pose` as they are, later geoms' records take
     copies, except that a mesh-file geom's record keeps the shared `pose` (its shape has a pose of its
     own). That is safe because nothing changes them in place during a load: the compile stage reads
-    them and makes new arrays. A user's model ends up with one owner per array."""
+    them and makes new arrays. A user's model ends up with one owner per array.
+
+    Not frozen, though nothing changes it: a frozen dataclass sets each of its 13 fields through
+    `object.__setattr__`, one of those per geom read in full."""
 
     kind: str
     size: list[float]
