@@ -240,3 +240,17 @@ def test_invert_pose_does_not_modify_its_argument():
     before = pose.copy()
     invert_pose(pose)
     assert_close(pose, before, atol=0)
+
+
+def test_quat_to_entries_are_the_matrix_entries_bit_for_bit():
+    # readers that build poses from plain floats take the entries without the matrix: the same bits
+    from robodesc.core.transforms import quat_to_entries
+
+    rng = np.random.default_rng(7)
+    quats = [*rng.normal(size=(200, 4)), [1.0, -0.0, 0.0, -0.0], [-0.0, 1.0, 0.0, 0.0], [1e200, 1e200, 0.0, 0.0]]
+    for quat in quats:
+        for given in (np.asarray(quat, dtype=float), tuple(float(v) for v in quat)):
+            entries = quat_to_entries(given)
+            assert np.array(entries).tobytes() == quat_to_matrix(given).ravel().tobytes()
+    with pytest.raises(ValueError, match="zero quaternion"):
+        quat_to_entries((0.0, 0.0, 0.0, 0.0))

@@ -75,6 +75,13 @@ def matrix_to_rpy(rotation: np.ndarray) -> np.ndarray:
 
 def quat_to_matrix(q: VectorLike) -> np.ndarray:
     """3x3 rotation of a quaternion (w, x, y, z); the quaternion is normalised first."""
+    r00, r01, r02, r10, r11, r12, r20, r21, r22 = quat_to_entries(q)
+    return np.array([[r00, r01, r02], [r10, r11, r12], [r20, r21, r22]])
+
+
+def quat_to_entries(q: VectorLike) -> tuple[float, ...]:
+    """The nine entries, row by row, of `quat_to_matrix(q)`, as plain floats: for readers that build
+    poses from floats, without an array made only to be read back."""
     if isinstance(q, np.ndarray) and q.dtype == np.float64 and q.ndim == 1:
         w, x, y, z = q.tolist()  # the same floats as float() of each, in one call (a pose's quaternion, mostly)
     else:
@@ -82,8 +89,7 @@ def quat_to_matrix(q: VectorLike) -> np.ndarray:
     n = math.hypot(w, x, y, z)  # neither overflows nor underflows on huge or tiny components
     if n == 0.0 or not math.isfinite(n):
         raise ValueError("zero quaternion" if n == 0.0 else "quaternion is not finite")
-    r00, r01, r02, r10, r11, r12, r20, r21, r22 = _rotation_entries(w / n, x / n, y / n, z / n)
-    return np.array([[r00, r01, r02], [r10, r11, r12], [r20, r21, r22]])
+    return _rotation_entries(w / n, x / n, y / n, z / n)
 
 
 def _rotation_entries(w: float, x: float, y: float, z: float) -> tuple[float, ...]:

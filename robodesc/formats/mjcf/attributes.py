@@ -37,7 +37,7 @@ from ...core.transforms import (
     euler_to_quat,
     matrix_to_quat,
     quat_between,
-    quat_to_matrix,
+    quat_to_entries,
 )
 from ..xml import Element, Values, plain_numbers, to_xml
 from .mujoco_math import MJ_MINVAL
@@ -303,7 +303,7 @@ class Attributes:
         found = known.get(key)
         if found is None:
             quat = np.array(_IDENTITY_QUAT) if name is None else self._parsed_quat(element, attrs, name)
-            entries = tuple(quat_to_matrix(quat).ravel().tolist())
+            entries = quat_to_entries(quat)
             found = known[key] = (entries, tuple([v + 0.0 for v in entries]))
         return found
 

@@ -31,7 +31,7 @@ from ...core.geometry import (
 )
 from ...core.inertia import PRIMITIVE_SIZES, PRIMITIVES
 from ...core.resources import ResourceRefused
-from ...core.transforms import IDENTITY, make_pose, quat_between, quat_to_matrix
+from ...core.transforms import IDENTITY, make_pose, quat_between, quat_to_entries, quat_to_matrix
 from ..xml import Element
 from . import inertia as mass_properties
 from .attributes import ORIENTATION_NAMES, ORIENTATIONS, Attributes, merged
@@ -666,12 +666,12 @@ def _z_onto(direction: tuple[float, float, float], length: float) -> Rotation:
     vector = np.array(axis)
     sin = math.sqrt(float(vector.dot(vector)))
     if sin < 1e-14:
-        return tuple(quat_to_matrix(quat_between(_Z, direction)).ravel().tolist())
+        return quat_to_entries(quat_between(_Z, direction))
     half = math.atan2(sin, bz) / 2  # (`axis_angle_to_quat`'s angle / 2)
     norm = math.hypot(*axis)
     s = math.sin(half)
     quat = (math.cos(half), axis[0] / norm * s, axis[1] / norm * s, axis[2] / norm * s)
-    return tuple(quat_to_matrix(quat).ravel().tolist())
+    return quat_to_entries(quat)
 
 
 def _note_fromto(read: Attributes, element: Element, attrs: dict[str, str]) -> None:
