@@ -22,7 +22,9 @@ import robodesc
 from robodesc import RobodescError
 from robodesc.core.errors import InvalidValue, MalformedPose, MalformedValue, UnsupportedVersion, XMLSyntaxError
 from robodesc.core.resources import ELEMENTS_VARIABLE
+from robodesc.core.validation import check_finite_poses
 from robodesc.formats.sdf import graph
+from robodesc.formats.sdf import reader as sdf_reader
 from robodesc.formats.xml import MAX_DEPTH
 
 
@@ -313,6 +315,31 @@ def test_sdf_poses_that_overflow_are_refused_without_a_numpy_warning(tmp_path):
     )
     error = refused(path, InvalidValue)  # `bounded` turns any warning into an error
     assert "body 'b'" in error.message
+
+
+def test_sdf_poses_are_composed_only_when_the_builders_bound_fails(tmp_path, monkeypatch):
+    """The builder bounds the world poses on the poses it made (`Builder._express`): an ordinary model is
+    not checked again, poses that overflow once composed are, and so are large ones that cancel (loaded)."""
+    checked = []
+
+    def check(model: robodesc.Model) -> None:
+        checked.append(model.name)
+        check_finite_poses(model)
+
+    monkeypatch.setattr(sdf_reader, "check_finite_poses", check)
+    joint = '<joint name="j" type="revolute"><parent>a</parent><child>b</child><axis><xyz>0 1 1</xyz></axis></joint>'
+    ordinary = '<link name="a"><pose>1 2 3 0 0.5 0</pose></link><link name="b"><pose>0 0 1 1 0 0</pose></link>'
+    load(sdf(tmp_path, f'<model name="ordinary">{ordinary}{joint}</model>', "o.sdf"))
+    assert checked == []
+    large = '<link name="a"><pose>1e308 1e308 0 0 0 0</pose></link><link name="b"><pose>1e308 0 0 0 0 0</pose></link>'
+    model = load(sdf(tmp_path, f'<model name="cancel">{large}{joint}</model>', "c.sdf"))
+    assert checked == ["cancel"] and model.forward_kinematics()["b"][0, 3] == 1e308
+    overflowing = (
+        '<link name="a"><pose>1e308 1e308 0 0 0 0</pose></link>'
+        '<link name="b"><pose relative_to="a">1e308 1e308 0 1 1 1</pose></link>'
+    )
+    error = refused(sdf(tmp_path, f'<model name="m">{overflowing}{joint}</model>'), InvalidValue)
+    assert checked[-1] == "m" and "body 'b'" in error.message
 
 
 # -- includes edited with <experimental:params>: expanded with a stack, loops found, copies counted ----

@@ -71,6 +71,10 @@ class Builder:
         #: full name -> (the full name of the model it is declared in (None: the top), its scope, its name there)
         self._homes: dict[str, tuple[str | None, Scope, str]] = {}
         self._placed: set[int] = set()  # parsed records the model already holds (`_first_placement`)
+        #: whether every pose and axis the model holds is finite and no world pose can overflow (`_express`):
+        #: the reader composes the poses to find the one that does (`check_finite_poses`) only when False
+        self.poses_bounded = True
+        self._finite_axes = True  # every axis `_axis` turned into the joint frame came out finite
 
     # -- walking the scopes -----------------------------------------------------------------
     def _walk_model(self, desc: ModelDesc, prefix: str, static: bool, owner: str | None, top: bool = True) -> None:
@@ -163,6 +167,12 @@ class Builder:
             made.append(row)
         worlds = np.array([self.pose(body) if body != "world" else IDENTITY for body in rows])
         expressed = invert_poses(worlds)[inverse_rows] @ np.array(poses)
+        # The finite-pose check's bound (`check_finite_poses`), on this stack rather than on a new one: every
+        # body, joint and frame pose is a row, and a chain of bodies from the root takes each row once at most
+        # (a row is a pose in one body, the parent of one link of the chain). Rotations keep lengths, so when
+        # the sum of every entry's magnitude keeps a margin from overflowing (4: rounding), so does every
+        # world position; a NaN or infinite entry makes the sum so too.
+        self.poses_bounded = self._finite_axes and math.isfinite(4.0 * float(np.abs(expressed).sum()))
         for (record, field, _, _), row in zip(wanted, made):
             setattr(record, field, expressed[row].copy())  # an array of its own, not a view of the stack
         wanted.clear()
@@ -428,7 +438,10 @@ class Builder:
             rotation = rotation.copy() if turns_nothing(frame) else rotation @ frame[:3, :3]
             direction = rotation @ axis.xyz
             # np.linalg.norm of a 1-D float array, bit for bit, without its overhead
-            direction = direction / math.sqrt(float(direction.dot(direction)))
+            squared = float(direction.dot(direction))
+            direction = direction / math.sqrt(squared)
+            # (each coordinate is at most the length: finite when the squared length is, unless it is 0)
+            self._finite_axes = self._finite_axes and 0.0 < squared < math.inf
         else:
             direction = axis.xyz.copy()  # an array of the joint's own
         given = axis.limits

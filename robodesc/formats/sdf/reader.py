@@ -35,9 +35,11 @@ def read(data: bytes, context: LoadContext) -> Model:
     loader = Loader(context, parse_file)
     file_desc = loader.parse_text(data, context.source, context.base_dir)
     check_size(file_desc)  # what the includes expand to, before building it
+    builder = Builder(file_desc)
     with np.errstate(all="ignore"):  # poses of absurd size overflow: refused just below, not warned about
-        model = Builder(file_desc).build()
-    check_finite_poses(model)
+        model = builder.build()
+    if not builder.poses_bounded:  # (most models: the builder's bound shows there is nothing to find)
+        check_finite_poses(model)
     seen: set[tuple[str, str, int]] = set()
     for parsed in list(loader.files.values()):  # every file of the load, each reported once
         _report(model, parsed.diagnostics, seen)
