@@ -135,11 +135,10 @@ def quat_through_matrix(quat: np.ndarray) -> np.ndarray:
     matrix, its +0 copy and the lookups of its entries (MJCF places every body's <inertial> this way,
     as MuJoCo does). Python's float arithmetic is numpy's scalars' (IEEE), so only a zero divisor
     differs: that quaternion, like any the two functions refuse, is left to them."""
-    w, x, y, z = quat.tolist()
-    n = math.hypot(w, x, y, z)
-    if n == 0.0 or not math.isfinite(n):
+    try:
+        r00, r01, r02, r10, r11, r12, r20, r21, r22 = quat_to_entries(quat)
+    except ValueError:
         return matrix_to_quat(quat_to_matrix(quat) + 0.0)  # (raises as they do)
-    r00, r01, r02, r10, r11, r12, r20, r21, r22 = _rotation_entries(w / n, x / n, y / n, z / n)
     try:  # (each entry + 0.0, as in the matrix's +0 copy)
         return _quat_of_entries(
             r00 + 0.0, r01 + 0.0, r02 + 0.0, r10 + 0.0, r11 + 0.0, r12 + 0.0, r20 + 0.0, r21 + 0.0, r22 + 0.0

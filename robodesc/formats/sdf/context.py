@@ -243,9 +243,8 @@ class FileContext(LocatingValues):
         no location of its own for it (a shape's pose, of which a file has hundreds). See `pose_reading`."""
         value, relative_to, text = self._read_pose(element)
         if isinstance(value, list):
-            matrix = self._plain_matrices.get(text)
-            if matrix is None:
-                matrix = self._plain_matrices[text] = pose_from_xyz_rpy(value[:3], value[3:])
+            matrix = _once(self._plain_matrices, text, pose_from_xyz_rpy, value[:3], value[3:])
+            assert matrix is not None  # (pose_from_xyz_rpy always makes one)
             return matrix.copy(), relative_to  # (each pose an array of its own)
         return value, relative_to
 
