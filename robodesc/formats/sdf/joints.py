@@ -149,7 +149,9 @@ def parse_axis(ctx: FileContext, element: Element, convert14: bool) -> tuple[Axi
     if xyz_el is not None:
         x, y, z = ctx.floats_of(xyz_el, 3, "xyz")
         unit = of_unit_length(x, y, z)
-        expressed_in = reference(ctx, xyz_el.get("expressed_in", ""), xyz_el, "//axis/xyz/@expressed_in")
+        written_in = xyz_el.get("expressed_in")
+        if written_in is not None:  # (most axes have none: "" as read)
+            expressed_in = reference(ctx, written_in, xyz_el, "//axis/xyz/@expressed_in")
     norm = math.hypot(x, y, z)  # neither overflows (1e200) nor underflows (1e-200) as a sum of squares would
     if norm == 0.0:
         raise ctx.error(
@@ -191,8 +193,9 @@ def _in_model_frame(ctx: FileContext, element: Element, convert14: bool) -> bool
     flag = element.find("use_parent_model_frame")
     if flag is None:
         return convert14  # the 1.4 -> 1.5 converter adds use_parent_model_frame=true
-    parse_bool(text_of(flag), ctx.at(flag), "use_parent_model_frame")
-    return text_of(flag) in _TRUE_TEXTS
+    text = text_of(flag)
+    parse_bool(text, ctx.at(flag), "use_parent_model_frame")
+    return text in _TRUE_TEXTS
 
 
 def _limits(ctx: FileContext, limit_el: Element | None) -> Limits:
