@@ -96,6 +96,8 @@ _SHAPE_OWNERS = frozenset(("visual", "collision"))
 #: Named tags `_Lint.element` looks at for their name alone (links, visuals, collisions, ...)
 _NAME_ONLY = NAMED - {"joint", "sensor"} - _SINCE_TAGS
 _LINTED_BEFORE_NEWEST = _LOOKED_INTO | _SINCE_TAGS
+#: Tags `_Lint.element` looks at in an old file for their attributes' versions alone (an <xyz>, ...)
+_ATTRIBUTES_ONLY = _SINCE_TAGS - _LOOKED_INTO
 
 
 def _numbers(text: str) -> list[float] | None:
@@ -257,8 +259,10 @@ class _Lint:
         with something to report costs at most one pass more (the pass stops at its first finding)."""
         linted, plain_poses, plain_joints, older = self.linted, self.ctx.plain_poses, self.ctx.plain_joints, self.older
         # (the root is <sdf>, which `parse_file` insists on and the walk does not look at)
-        for element in [element for element in self.document.root.iter() if element.tag in linted]:
+        for element in self.document.root.iter():
             tag = element.tag
+            if tag not in linted:
+                continue  # (most elements: <size>, <lower>, ...)
             if tag == "pose":  # (never the root: its owner is not None)
                 if element in plain_poses:
                     if older and element.keys():
@@ -272,6 +276,8 @@ class _Lint:
             elif tag == "geometry":
                 if len(element) != 1 or element[0].tag not in _SHAPE_TAGS:
                     return False
+            elif tag in _ATTRIBUTES_ONLY and not element.keys():
+                continue  # (an old file's <xyz>, <inertial>, <include>: `element` looks only at attributes)
             else:  # a model, frame, plugin, sensor, joint, or in an old file an element with too new attributes
                 self.element(element, None, None)
                 # looked at whole, as the walk does in a link or a joint and in a model or a world: what finds
