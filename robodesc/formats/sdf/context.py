@@ -207,8 +207,12 @@ class FileContext(LocatingValues):
             return [self.child_double(element, tag, default, allow_inf) for tag, default in zip(tags, defaults)]
         if len(values) == len(tags):
             return values
+        result = list(defaults)  # (a limit's bounds: the defaults, the numbers written put in their place)
         read = iter(values)
-        return [default if child is None else next(read) for child, default in zip(children, defaults)]
+        for place, child in enumerate(children):
+            if child is not None:
+                result[place] = next(read)
+        return result
 
     def floats_of(self, element: Element, count: int, construct: str) -> list[float]:
         """`vector_of` as plain floats, for a reader that computes with them before making its array (the list

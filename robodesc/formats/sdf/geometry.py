@@ -61,10 +61,11 @@ def read_shape(ctx: FileContext, element: Element, kind: str) -> tuple[Shape, di
     if geometry_el is not None:
         if not solid and len(geometry_el):  # nothing robodesc knows: the whole <geometry> is kept
             shape.extras.setdefault("xml", []).append(ctx.keep(geometry_el).extra(None))
-        if solid.get("kind") and (type(shape.geometry) is Geometry or solid["kind"] in ("mesh", "heightmap", "cone")):
+        solid_kind = solid.get("kind")
+        if solid_kind and (type(geometry) is Geometry or solid_kind in ("mesh", "heightmap", "cone")):
             shape.extras.setdefault("sdf", {})["geometry"] = dict(solid)  # what the robodesc geometry does not hold
-        if solid.get("kind") and type(shape.geometry) is Geometry:  # polyline, image, empty: the SDF writer's copy
-            shape.extras["sdf"]["geometry_xml"] = Node(geometry_el, ctx.where(geometry_el)).extra(None)
+            if type(geometry) is Geometry:  # polyline, image, empty: the SDF writer's copy
+                shape.extras["sdf"]["geometry_xml"] = Node(geometry_el, ctx.where(geometry_el)).extra(None)
     material_el = element.find("material")
     if material_el is not None and kind == "visual":
         shape.material = read_material(ctx, material_el)
@@ -101,7 +102,7 @@ def _vector(ctx: FileContext, element: Element, tag: str, count: int, default) -
     child = element.find(tag)
     if child is None:
         return np.array(default, dtype=float)
-    return ctx.vector_of(child, count, tag)
+    return np.array(ctx.floats_of(child, count, tag))  # (`vector_of`, one call less)
 
 
 def _positive(ctx: FileContext, element: Element, what: str, values) -> None:
@@ -277,6 +278,7 @@ def read_material(ctx: FileContext, element: Element) -> Material:
     material.color = np.array(color) if isinstance(color, list) else color
     script = element.find("script")
     if script is not None:
+        value = ""
         for tag in ("uri", "name"):
             child = script.find(tag)
             value = text_of(child) if child is not None else ""
@@ -289,7 +291,7 @@ def read_material(ctx: FileContext, element: Element) -> Material:
                     "give both, e.g. <uri>file://media/materials/scripts/gazebo.material</uri> "
                     "<name>Gazebo/Grey</name>, or remove <script>",
                 )
-        material.name = text_of(script.find("name"))
+        material.name = value  # (the <name>'s, read last)
     shader = element.find("shader")
     if shader is not None:
         kind = shader.get("type", "pixel").strip()

@@ -77,13 +77,15 @@ def parse_joint(ctx: FileContext, element: Element, convert14: bool) -> JointDes
     sensors: set[str] = set()
     kept: list[Node] = []
     for child_el in element:
-        sensor = child_el.get("name") if child_el.tag == "sensor" else None
+        tag = child_el.tag
+        if tag in _JOINT_CHILDREN:
+            continue  # (read above; most children)
+        sensor = child_el.get("name") if tag == "sensor" else None
         if sensor is not None:
             if sensor in sensors:  # libsdformat's loadUniqueRepeated rejects it, as in links
                 raise duplicate("sensor", sensor, f"joint {name!r}", ctx.where(child_el))
             sensors.add(sensor)
-        if child_el.tag not in _JOINT_CHILDREN:
-            kept.append(ctx.keep(child_el, "joint"))
+        kept.append(ctx.keep(child_el, "joint"))
     if kept:
         joint.kept = kept
     return joint
