@@ -103,6 +103,9 @@ class FileContext(LocatingValues):
         self._plain_matrices: dict[str, np.ndarray] = {}
         self._plain_floats: dict[tuple[str, int], list[float]] = {}
         self._plain_colors: dict[str, list[float]] = {}
+        #: `child_double`'s plain numbers by the text as written (untrimmed: a hit costs no `text_of`): a
+        #: robot writes the same radii, lengths and masses over and over
+        self._plain_doubles: dict[str, float] = {}
 
     # -- where things are, what was noticed ------------------------------------------------
     def at(self, element: Element) -> Callable[[], Location]:
@@ -189,9 +192,14 @@ class FileContext(LocatingValues):
         child = element.find(tag)
         if child is None:
             return default
+        written = child.text
+        value = self._plain_doubles.get(written)  # type: ignore[arg-type]  # (None, no text, is never kept)
+        if value is not None:
+            return value
         text = text_of(child)
         value = plain_finite(text)  # the common case, without making a locator for an error
         if value is not None:
+            self._plain_doubles[written] = value  # type: ignore[index]  # (a plain number has a text)
             return value
         return parse_finite(text, self.at(child), tag, allow_inf)
 
@@ -217,10 +225,15 @@ class FileContext(LocatingValues):
     def floats_of(self, element: Element, count: int, construct: str) -> list[float]:
         """`vector_of` as plain floats, for a reader that computes with them before making its array (the list
         may be shared with other elements of the same text: not to be changed)."""
+        key = (element.text, count)  # (the text as written, untrimmed: a hit costs no `text_of`)
+        values = self._plain_floats.get(key)  # type: ignore[arg-type]  # (None, no text, is never kept)
+        if values is not None:
+            return values
         text = text_of(element)
-        values = _once(self._plain_floats, (text, count), plain_floats, text, count)  # (no locator made for it)
+        values = plain_floats(text, count)  # (no locator made for it)
         if values is None:
             return parse_floats(text, count, self.at(element), construct)
+        self._plain_floats[key] = values  # type: ignore[index]  # (plain numbers have a text)
         return values
 
     def plain_color(self, text: str) -> list[float] | None:
