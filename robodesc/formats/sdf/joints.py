@@ -41,6 +41,8 @@ _LIMIT_TAGS = ("lower", "upper", "effort", "velocity", "stiffness", "dissipation
 _LIMIT_DEFAULTS = (-_NO_LIMIT, _NO_LIMIT, -1.0, -1.0, 0.0, 0.0)
 _DYNAMICS_TAGS = ("damping", "friction", "spring_reference", "spring_stiffness")
 _ONE_AXIS_OR_NONE = AXISLESS_JOINT_TYPES | ONE_AXIS_JOINT_TYPES  # the types whose <axis2> is ignored
+_ENDS = (("parent", "joint parent"), ("child", "joint child"))  # a joint's ends, as their errors name them
+_BOOL_TEXTS = ("true", "1", "false", "0")  # what `parse_bool` reads (lowered); it refuses anything else
 
 
 def parse_joint(ctx: FileContext, element: Element, convert14: bool) -> JointDesc:
@@ -109,7 +111,7 @@ def _joint_ends(ctx: FileContext, element: Element, name: str) -> tuple[tuple[st
     """(parent, its element), (child, its element) as written: the names of two different frames, the
     child not the world."""
     ends = []
-    for end in ("parent", "child"):
+    for end, attribute in _ENDS:
         end_el = element.find(end)
         if end_el is None:
             raise ctx.error(
@@ -119,7 +121,7 @@ def _joint_ends(ctx: FileContext, element: Element, name: str) -> tuple[tuple[st
                 f"joint/{end}",
                 f"add <{end}>LINK_NAME</{end}>",
             )
-        ends.append((reference(ctx, text_of(end_el), end_el, f"joint {end}"), end_el))
+        ends.append((reference(ctx, text_of(end_el), end_el, attribute), end_el))
     (parent, parent_el), (child, child_el) = ends
     if child == "world":
         swap = "the world can only be a joint's parent; swap <parent> and <child>"
@@ -196,7 +198,8 @@ def _in_model_frame(ctx: FileContext, element: Element, convert14: bool) -> bool
     if flag is None:
         return convert14  # the 1.4 -> 1.5 converter adds use_parent_model_frame=true
     text = text_of(flag)
-    parse_bool(text, ctx.at(flag), "use_parent_model_frame")
+    if text.lower() not in _BOOL_TEXTS:  # (the usual flag reads without a locator made for an error)
+        parse_bool(text, ctx.at(flag), "use_parent_model_frame")
     return text in _TRUE_TEXTS
 
 
