@@ -276,8 +276,8 @@ class FileContext(LocatingValues):
         return value, relative_to
 
     def _read_pose(self, element: Element) -> tuple[list[float] | np.ndarray, str, str]:
-        """`pose_reading`, and the pose's text. A plain pose's numbers are read once per text in the file (a
-        robot writes the same few poses over and over: TIAGo's 292 are 97 texts)."""
+        """`pose_reading`, and the pose's text (a plain one's as written). A plain pose's numbers are read once
+        per text in the file (a robot writes the same few poses over and over: TIAGo's 292 are 97 texts)."""
         relative_to, degrees, rotation_format = "", False, "euler_rpy"
         # attributes through `get`, and only when there are any (most poses have none): `attrib` would
         # give every attribute-less <pose> a dict of its own
@@ -307,15 +307,18 @@ class FileContext(LocatingValues):
                     "pose/@degrees",
                     'remove degrees="true" or write the rotation as roll pitch yaw',
                 )
-        text = text_of(element)
+        # a plain pose's numbers are looked up by its text as written, untrimmed (they read the same: blanks
+        # around them are blanks between them), so that a hit costs no `text_of`
+        written = element.text or ""
         values = None
         if rotation_format == "euler_rpy" and not degrees:
-            values = _once(self._plain_numbers, text, plain_pose_numbers, text)
+            values = _once(self._plain_numbers, written, plain_pose_numbers, written)
         if values is None:
+            text = text_of(element)
             return parse_pose(text, rotation_format, degrees, self.at(element)), relative_to, text
         if within_a_turn(values[3], values[4], values[5]):
             self.plain_poses.add(element)
-        return values, relative_to, text
+        return values, relative_to, written
 
     def pose_of(self, element: Element, where: Location | None = None) -> PoseRef:
         """The element's `<pose>` (identity, in its default frame, when it has none, located at the element:

@@ -98,10 +98,16 @@ def read_geometry(ctx: FileContext, element: Element) -> tuple[Geometry, dict]:
     return _READERS[shape_el.tag](ctx, shape_el)
 
 
-def _vector(ctx: FileContext, element: Element, tag: str, count: int, default) -> np.ndarray:
+#: The defaults of a shape's vectors (read only: `_vector` gives each shape a copy)
+_ONES, _UP, _ORIGIN = np.ones(3), np.array([0.0, 0.0, 1.0]), np.zeros(3)
+for _default in (_ONES, _UP, _ORIGIN):
+    _default.flags.writeable = False
+
+
+def _vector(ctx: FileContext, element: Element, tag: str, count: int, default: np.ndarray) -> np.ndarray:
     child = element.find(tag)
     if child is None:
-        return np.array(default, dtype=float)
+        return default.copy()  # (a copy of a made array: a third of making one from a tuple)
     return np.array(ctx.floats_of(child, count, tag))  # (`vector_of`, one call less)
 
 
@@ -118,7 +124,7 @@ def _positive(ctx: FileContext, element: Element, what: str, values) -> None:
 
 
 def _box(ctx: FileContext, el: Element) -> tuple[Geometry, dict]:
-    size = _vector(ctx, el, "size", 3, (1.0, 1.0, 1.0))
+    size = _vector(ctx, el, "size", 3, _ONES)
     return Box(size=size), {"kind": "box", "size": size}
 
 
@@ -146,12 +152,12 @@ def _cone(ctx: FileContext, el: Element) -> tuple[Geometry, dict]:
 
 
 def _ellipsoid(ctx: FileContext, el: Element) -> tuple[Geometry, dict]:
-    radii = _vector(ctx, el, "radii", 3, (1.0, 1.0, 1.0))
+    radii = _vector(ctx, el, "radii", 3, _ONES)
     return Ellipsoid(radii=radii), {"kind": "ellipsoid", "radii": radii}
 
 
 def _plane(ctx: FileContext, el: Element) -> tuple[Geometry, dict]:
-    normal = _vector(ctx, el, "normal", 3, (0.0, 0.0, 1.0))
+    normal = _vector(ctx, el, "normal", 3, _UP)
     norm = math.hypot(*normal)
     if norm == 0.0:
         ctx.diagnose(
@@ -162,7 +168,7 @@ def _plane(ctx: FileContext, el: Element) -> tuple[Geometry, dict]:
             "give a direction such as 0 0 1",
         )
         normal, norm = np.array([0.0, 0.0, 1.0]), 1.0
-    size = _vector(ctx, el, "size", 2, (1.0, 1.0))
+    size = _vector(ctx, el, "size", 2, _ONES[:2])
     _positive(ctx, el, "size", size)
     return Plane(normal=normal / norm, size=size), {"kind": "plane"}
 
@@ -174,7 +180,7 @@ def _mesh(ctx: FileContext, el: Element) -> tuple[Geometry, dict]:
         raise ctx.error(
             MissingAttribute, el, "a <mesh> needs a <uri>", "mesh/uri", "add <uri>model://NAME/meshes/part.dae</uri>"
         )
-    scale = _vector(ctx, el, "scale", 3, (1.0, 1.0, 1.0))
+    scale = _vector(ctx, el, "scale", 3, _ONES)
     mesh = Mesh(uri=uri, scale=scale)
     mesh.path, mesh.tried = ctx.resolve_resource(uri, el)
     details: dict[str, object] = {"kind": "mesh"}
@@ -194,10 +200,10 @@ def _mesh(ctx: FileContext, el: Element) -> tuple[Geometry, dict]:
 def _heightmap(ctx: FileContext, el: Element) -> tuple[Geometry, dict]:
     uri_el = el.find("uri")
     uri = text_of(uri_el) if uri_el is not None else ""
-    pos = _vector(ctx, el, "pos", 3, (0.0, 0.0, 0.0))
+    pos = _vector(ctx, el, "pos", 3, _ORIGIN)
     field = Heightfield(
         uri=uri or None,
-        size=_vector(ctx, el, "size", 3, (1.0, 1.0, 1.0)),
+        size=_vector(ctx, el, "size", 3, _ONES),
         center=pos.copy(),
         file_format="image",
         normalize="max",  # Gazebo divides by the brightest pixel
