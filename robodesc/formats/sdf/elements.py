@@ -116,14 +116,23 @@ def _model_header(ctx: FileContext, element: Element, top: bool) -> ModelDesc:
             'give the model a name="..." (its links and joints are named after it)',
         )
     where = ctx.where(element)
-    model = ModelDesc(name=name, version=ctx.version, source=ctx.source, location=where)
-    ctx.scopes[id(element)] = model
+    canonical_link = placement_frame = ""
     if element.get("canonical_link") is not None:
-        model.canonical_link = reference(ctx, element.get("canonical_link", ""), element, "canonical_link")
+        canonical_link = reference(ctx, element.get("canonical_link", ""), element, "canonical_link")
     if element.get("placement_frame") is not None:
-        model.placement_frame = reference(ctx, element.get("placement_frame", ""), element, "placement_frame")
-    model.static = ctx.child_bool(element, "static", False)
-    model.pose = ctx.pose_of(element, where)
+        placement_frame = reference(ctx, element.get("placement_frame", ""), element, "placement_frame")
+    static = ctx.child_bool(element, "static", False)
+    model = ModelDesc(  # (its pose given, not a default one made to be replaced)
+        name=name,
+        version=ctx.version,
+        source=ctx.source,
+        location=where,
+        static=static,
+        canonical_link=canonical_link,
+        placement_frame=placement_frame,
+        pose=ctx.pose_of(element, where),
+    )
+    ctx.scopes[id(element)] = model
     pose_el = element.find("pose")
     if top and pose_el is not None and model.pose.relative_to:
         raise ctx.error(

@@ -169,6 +169,6 @@ def is_custom(tag: str) -> bool:
 def parse_version(text: str) -> tuple[int, int] | None:
     """``"1.10"`` -> (1, 10); None when the text is not MAJOR.MINOR."""
     parts = text.strip().split(".", 2)
-    if len(parts) != 2 or not all(_VERSION_NUMBER.fullmatch(p) for p in parts):
+    if len(parts) != 2 or not (_VERSION_NUMBER.fullmatch(parts[0]) and _VERSION_NUMBER.fullmatch(parts[1])):
         return None  # ASCII digits only ("1.²" is no version), and no more than a version ever has
     return int(parts[0]), int(parts[1])
