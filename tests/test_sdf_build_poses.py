@@ -109,3 +109,34 @@ def test_an_axis_in_a_frame_that_turns_nothing_is_the_product_it_skips():
     for joint, frame, axis in itertools.product(joints, frames, axes):
         product = joint[:3, :3].T @ frame[:3, :3] @ axis
         assert (joint[:3, :3].T.copy() @ axis).tobytes() == product.tobytes()
+
+
+def test_a_finite_pose_in_the_world_is_its_product_by_the_worlds_inverse_plus_zero():
+    """`Builder._express`: poses all wanted in the world are the poses plus +0.0 (each -0.0 made +0.0), not
+    products by the world's inverse, when finite; a pose that is not takes the products (inf * 0 is NaN)."""
+    world_inverse = invert_poses(np.array([IDENTITY]))
+    poses = _poses() + [_flipped_zeros(pose) for pose in _poses()]
+    poses += [pose_from_xyz_rpy((1e300, -1e-300, 3.0), (0.1, -0.0, 2.0)), np.diag([1.0, -0.0, 1.0, 1.0])]
+    stacked = np.array(poses)
+    products = world_inverse[[0] * len(poses)] @ stacked
+    stacked += 0.0
+    assert stacked.tobytes() == products.tobytes()
+    infinite = pose_from_xyz_rpy((np.inf, 0.0, 0.0), (0.0, 0.0, 0.0))
+    with np.errstate(all="ignore"):
+        assert (infinite + 0.0).tobytes() != (world_inverse[0] @ infinite).tobytes()
+
+
+def test_a_model_of_links_in_the_world_has_the_poses_of_products():
+    """Models of free or static links (every pose in the world, placed by the model's own pose, not its
+    product by the identity) come out as the products would make them."""
+    text = """<sdf version="1.9"><model name="m"><pose>0 0 0.5 0 0 -0.0</pose>
+      <link name="a"><pose>0 -0.0 0 0 0 0</pose></link>
+      <link name="b"><pose>1 2 3 0.1 -0.0 0.2</pose></link></model></sdf>"""
+    model = robodesc.loads(text, format="sdf")
+    placed = pose_from_xyz_rpy((0.0, 0.0, 0.5), (0.0, 0.0, -0.0)) @ invert_pose(IDENTITY.copy())
+    world_inverse = invert_pose(IDENTITY)
+    a = world_inverse @ (placed @ pose_from_xyz_rpy((0.0, -0.0, 0.0), (0.0, 0.0, 0.0)))
+    b = world_inverse @ (placed @ pose_from_xyz_rpy((1.0, 2.0, 3.0), (0.1, -0.0, 0.2)))
+    assert model.bodies["a"].pose.tobytes() == a.tobytes()
+    assert model.bodies["b"].pose.tobytes() == b.tobytes()
+    assert not np.shares_memory(model.bodies["a"].pose, model.bodies["b"].pose)

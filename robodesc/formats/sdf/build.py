@@ -228,7 +228,11 @@ class Builder:
             desc = file.model
             model = self._start(desc.name)
             self.top = scope_of(desc)
-            self.top_pose = desc.pose.matrix @ invert_pose(self._placement(desc))
+            # (the model's pose as it is when it is placed by its own frame, as most are: a product by the identity
+            # would only make its -0.0 +0.0, which no later product's bits depend on, see `graph.times`)
+            self.top_pose = desc.pose.matrix
+            if desc.placement_frame:
+                self.top_pose = desc.pose.matrix @ invert_pose(self._placement(desc))
             self._walk_model(desc, "", desc.static, None)
         else:
             nodes = file.lights + file.actors
@@ -243,8 +247,7 @@ class Builder:
         return model
 
     def _placement(self, desc: ModelDesc) -> np.ndarray:
-        if not desc.placement_frame:
-            return IDENTITY.copy()
+        """The pose of the top model's placement frame in its own frame (it has one)."""
         top = self._top()
         path = top.lookup(desc.placement_frame)
         if path is None:
