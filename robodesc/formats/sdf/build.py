@@ -165,14 +165,24 @@ class Builder:
                 inverse_rows.append(rows.setdefault(body, len(rows)))
                 poses.append(pose)
             made.append(row)
-        worlds = np.array([self.pose(body) if body != "world" else IDENTITY for body in rows])
-        expressed = invert_poses(worlds)[inverse_rows] @ np.array(poses)
         # The finite-pose check's bound (`check_finite_poses`), on this stack rather than on a new one: every
         # body, joint and frame pose is a row, and a chain of bodies from the root takes each row once at most
         # (a row is a pose in one body, the parent of one link of the chain). Rotations keep lengths, so when
         # the sum of every entry's magnitude keeps a margin from overflowing (4: rounding), so does every
         # world position; a NaN or infinite entry makes the sum so too.
-        self.poses_bounded = self._finite_axes and math.isfinite(4.0 * float(np.abs(expressed).sum()))
+        total = math.inf
+        if len(rows) == 1 and "world" in rows:  # every pose in the world (a model of free or static links)
+            # The world's inverse is the identity, and a product by it is the pose with each -0.0 made +0.0
+            # (see `graph.times`), as adding +0.0 makes it, when the pose is finite (inf * 0 is NaN): else
+            # the products are made after all.
+            expressed = np.array(poses)
+            expressed += 0.0
+            total = float(np.abs(expressed).sum())
+        if not math.isfinite(total):
+            worlds = np.array([self.pose(body) if body != "world" else IDENTITY for body in rows])
+            expressed = invert_poses(worlds)[inverse_rows] @ np.array(poses)
+            total = float(np.abs(expressed).sum()) if self._finite_axes else math.inf
+        self.poses_bounded = self._finite_axes and math.isfinite(4.0 * total)
         for (record, field, _, _), row in zip(wanted, made):
             setattr(record, field, expressed[row].copy())  # an array of its own, not a view of the stack
         wanted.clear()
