@@ -186,7 +186,7 @@ _BACKENDS = ("auto", "numpy", "numba")
 _PLAN_CACHE = 32  # sub-plans kept per model, by requested names (least recently used dropped first)
 _NUMBERS = (float, int, bool, np.float64)  # joint values taken as they are, without a numpy conversion
 _FLOAT = np.dtype(float)  # (native float64: numpy's dtype objects for it are one object)
-_CROSS = [6, 5, 1, 2, 6, 3, 4, 0, 6]  # K = [[0, -z, y], [z, 0, -x], [-y, x, 0]] from (x, y, z, -x, -y, -z, 0)
+_CROSS = np.array([6, 5, 1, 2, 6, 3, 4, 0, 6])  # K = [[0, -z, y], [z, 0, -x], [-y, x, 0]] from (x, y, z, -x, -y, -z, 0)
 _LAST_ROWS = np.array([[0.0, 0.0, 0.0, 1.0], [0.0] * 4, [0.0] * 4, [0.0] * 4])  # of the four B_k: local poses are rigid
 
 
@@ -355,14 +355,25 @@ class Kinematics:
         resting = [k for k, f in enumerate(frames) if not moving_joints[f.body]]
         held = static + [model.bodies[frames[k].body] for k in resting]
         fixed_pose = np.empty((len(static) + len(frames), 4, 4))
-        if held:  # (a small model often has neither static bodies nor frames: no numpy call then)
-            placed = _stacked([prefix[b.name] for b in held]) @ _stacked([b.pose for b in held])
-            fixed_pose[: len(static)] = placed[: len(static)]
-            if resting:
-                resting_poses = _stacked([frames[k].pose for k in resting])
-                fixed_pose[[len(static) + k for k in resting]] = placed[len(static) :] @ resting_poses
-        if riding:
-            fixed_pose[[len(static) + k for k in riding]] = _stacked([frames[k].pose for k in riding])
+        if held or riding:  # (a small model often has neither static bodies nor frames: no numpy call then)
+            # the prefixes and poses of the held bodies, then the frames' poses, in one numpy call (each part
+            # a view of it, laid out as its own array would be: the products are the same)
+            h, r = len(held), len(resting)
+            stack = _stacked(
+                [
+                    *(prefix[b.name] for b in held),
+                    *(b.pose for b in held),
+                    *(frames[k].pose for k in resting),
+                    *(frames[k].pose for k in riding),
+                ]
+            )
+            if held:
+                placed = stack[:h] @ stack[h : 2 * h]
+                fixed_pose[: len(static)] = placed[: len(static)]
+                if resting:
+                    fixed_pose[[len(static) + k for k in resting]] = placed[len(static) :] @ stack[2 * h : 2 * h + r]
+            if riding:
+                fixed_pose[[len(static) + k for k in riding]] = stack[2 * h + r :]
         # a moving anchor's row, or `none` for the world (None is not a body name: `get` gives `none`)
         anchors = [position.get(anchor[b.name], none) for b in static]
         anchors += [position[f.body] if moving_joints[f.body] else position.get(anchor[f.body], none) for f in frames]
@@ -478,12 +489,16 @@ class Kinematics:
             part = bodies[first : first + _COMPILE_CHUNK]
             chains = [moving_joints[b.name][0] for b in part]
             parts.append(_linear_bases(chains, part, [prefix[b.name] for b in part]))
-        bases = parts[0] if len(parts) == 1 else np.concatenate([np.zeros((0, 4, 16)), *parts])
+        if len(parts) > 1:
+            bases = np.concatenate(parts)
+        else:
+            bases = parts[0] if parts else np.zeros((0, 4, 16))
         if len(linear) == count:
             basis = bases
         else:
             basis = np.zeros((count, 4, 16))
-            basis[linear] = bases
+            if linear:
+                basis[linear] = bases
         return basis, np.array(src, dtype=int), np.array(mult, dtype=float), np.array(off, dtype=float), special
 
     def _resolve_followers(self, followers: list[Joint], joints: Mapping[str, Joint], source: dict[str, Any]) -> None:
@@ -1254,7 +1269,14 @@ def _chain_terms(
         for joint_type, group in of_type.items():
             motions[group] = at_reference(joint_type, [joints[k] for k in group])
         undone = np.linalg.inv(motions)
-    origins = np.array([j.origin for j in joints], dtype=float).reshape(-1, 4, 4)
+    # the origins, the bodies' prefixes and their poses in one numpy call (each a view of it, laid out as
+    # its own array would be: the products are the same)
+    count = len(joints)
+    stack = np.array(
+        [*(j.origin for j in joints), *(prefix[body.name] for body in bodies), *(body.pose for body in bodies)],
+        dtype=float,
+    ).reshape(-1, 4, 4)
+    origins, prefixes, poses = stack[:count], stack[count : count + len(bodies)], stack[count + len(bodies) :]
     pres = origins @ undone
     posts = np.empty_like(origins)  # origin^-1, rigid: (R^T, -R^T t), as `invert_pose` makes it
     turned = origins[:, :3, :3].transpose(0, 2, 1)
@@ -1263,16 +1285,14 @@ def _chain_terms(
     firsts = [0] * len(bodies)  # each body's first term
     for b in range(1, len(bodies)):
         firsts[b] = firsts[b - 1] + len(moving_joints[bodies[b - 1].name])
-    prefixes = np.array([prefix[body.name] for body in bodies], dtype=float)
-    poses = np.array([body.pose for body in bodies], dtype=float)
-    if len(joints) == len(bodies):  # a joint per body, as usual: no rows to pick
+    if count == len(bodies):  # a joint per body, as usual: no rows to pick
         pres = prefixes @ pres
         posts = posts @ poses
     else:
-        lasts = [first - 1 for first in firsts[1:]] + [len(joints) - 1]
+        lasts = [first - 1 for first in firsts[1:]] + [count - 1]
         pres[firsts] = prefixes @ pres[firsts]
         posts[lasts] = posts[lasts] @ poses
-    pres[:, 3] = posts[:, 3] = (0.0, 0.0, 0.0, 1.0)  # rigid: last rows exactly so, as in `_linear_bases`
+    pres[:, 3] = posts[:, 3] = _LAST_ROWS[0]  # rigid: last rows exactly so, as in `_linear_bases`
     return [
         [(joint, pres[k], posts[k], source[joint.name]) for k, joint in enumerate(moving_joints[body.name], first)]
         for body, first in zip(bodies, firsts)
@@ -1304,7 +1324,7 @@ def _rest_shift(joint: Joint) -> list[float] | None:
         return None
     ref = joint.reference
     if type(ref) in _NUMBERS:  # (a plain number: the joint's value, or for a joint of more values its identity)
-        return _UNMOVED if joint.dof != 1 or (ref == 0 and math_copysign(1.0, ref) > 0) else None
+        return _UNMOVED if JOINT_DOF[kind] != 1 or (ref == 0 and math_copysign(1.0, ref) > 0) else None
     values = _reference_floats(joint)
     shift = _UNMOVED
     if kind is JointType.FLOATING:
@@ -1323,7 +1343,8 @@ def _modest(axis: Any) -> bool:
     """Whether `axis` is a float 3-vector of finite entries small enough for K^2 to be finite."""
     if type(axis) is not np.ndarray or axis.dtype is not _FLOAT or axis.shape != (3,):
         return False
-    return all(-_MODEST < a < _MODEST for a in axis.tolist())  # (NaN fails both)
+    x, y, z = axis.tolist()  # (unrolled: a generator costs more than the comparisons, per joint of every load)
+    return -_MODEST < x < _MODEST and -_MODEST < y < _MODEST and -_MODEST < z < _MODEST  # (NaN fails both)
 
 
 def _linear_bases(joints: Sequence[Joint], bodies: Sequence[Any], prefixes: Sequence[np.ndarray]) -> np.ndarray:
@@ -1358,7 +1379,13 @@ def _linear_bases(joints: Sequence[Joint], bodies: Sequence[Any], prefixes: Sequ
     powers = flat.reshape(count, 2, 3, 3)
     k = powers[:, 0]
     kk = np.matmul(k, k, out=powers[:, 1])
-    origins = np.array([j.origin for j in joints], dtype=float).reshape(count, 4, 4)
+    # the origins, the bodies' poses and, unless all are the identity, their prefixes, in one numpy call
+    # (each a view of it, laid out as its own array would be: the products are the same)
+    prefixed = any(p is not IDENTITY for p in prefixes)  # (URDF bodies below a moving one have none)
+    stack = np.array(
+        [*(j.origin for j in joints), *(b.pose for b in bodies), *(prefixes if prefixed else ())], dtype=float
+    ).reshape(-1, 4, 4)
+    origins, poses = stack[:count], stack[count : 2 * count]
     refs = [_reference_scalar(j) for j in joints]
     if any(refs):  # M(ref)^-1 is the identity for every joint at 0, as nearly all are: no inverse then
         weights = np.array([[math_sin(r), 1.0 - math_cos(r), r] for r in refs]).reshape(count, 3, 1, 1)
@@ -1369,13 +1396,13 @@ def _linear_bases(joints: Sequence[Joint], bodies: Sequence[Any], prefixes: Sequ
         pre = origins @ np.linalg.inv(at_ref)
     else:
         pre = origins
-    if any(p is not IDENTITY for p in prefixes):  # (URDF bodies below a moving one have none)
-        pre = np.array(prefixes, dtype=float).reshape(count, 4, 4) @ pre
+    if prefixed:
+        pre = stack[2 * count :] @ pre
     undo = np.zeros((count, 4, 4))  # origin^-1, rigid: (R^T, -R^T t)
     undo[:, :3, :3] = origins[:, :3, :3].transpose(0, 2, 1)
     np.negative((undo[:, :3, :3] @ origins[:, :3, 3:4])[..., 0], out=undo[:, :3, 3])
     undo[:, 3, 3] = 1.0
-    post = undo @ np.array([b.pose for b in bodies], dtype=float).reshape(count, 4, 4)
+    post = undo @ poses
     # B_k = pre E_k post, E_k = I, K, K^2 (in the rotation block) and T (in the translation column),
     # each product written straight into place, K's and K^2's in the same calls
     terms = np.empty((count, 4, 4, 4))
