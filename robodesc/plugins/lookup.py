@@ -37,6 +37,11 @@ class FormatTable:
     #: every format offered, usable or not, in lookup order (robodesc's own first)
     offered: list[FormatSpec] = field(default_factory=list)
     builtin: frozenset[str] = frozenset()
+    #: extension -> the offered formats claiming it (lookup order), and the claimed lengths, longest first:
+    #: made on first use, so that finding a file's claimants is a few dict lookups, not a pass over every format
+    _claims: tuple[dict[str, list[FormatSpec]], list[int]] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
     @classmethod
     def build(cls, offers: Iterable[FormatSpec], builtin: frozenset[str], report: Report) -> FormatTable:
@@ -93,16 +98,22 @@ class FormatTable:
         return {ext: specs for ext, specs in claims.items() if len(specs) > 1}
 
     def claimants(self, path: str) -> list[FormatSpec]:
-        """The offered formats claiming the longest extension of `path` that any format claims."""
+        """The offered formats claiming the longest extension of `path` that any format claims. Of one
+        length, `path` ends with one string only: the claimants are the formats claiming that one."""
+        if self._claims is None:
+            index: dict[str, list[FormatSpec]] = {}
+            for spec in self.offered:
+                for ext in dict.fromkeys(spec.extensions):  # (a format claiming an extension twice is listed once)
+                    if ext:
+                        index.setdefault(ext, []).append(spec)
+            self._claims = index, sorted({len(e) for e in index}, reverse=True)
+        index, lengths = self._claims
         lower = os.path.basename(path).lower()
-        best, found = 0, []
-        for spec in self.offered:
-            length = max((len(e) for e in spec.extensions if lower.endswith(e)), default=0)
-            if length > best:
-                best, found = length, [spec]
-            elif length and length == best:
-                found.append(spec)
-        return found
+        for length in lengths:
+            found = index.get(lower[-length:])  # (a name shorter than `length` is looked up whole)
+            if found is not None:
+                return list(found)
+        return []
 
     def detect(self, path: str | None, head: bytes, report: Report) -> FormatSpec:
         """The format that reads `path` (None for text) starting with `head`, by the rule above."""
