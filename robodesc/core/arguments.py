@@ -57,6 +57,8 @@ def path_argument(value: Any, argument: str, suggestion: str | None = None) -> s
 def list_argument(value: Any, argument: str, what: str) -> list[Any]:
     """The items of `value`, a list or tuple (or other iterable, not a single str); `what` says what
     the items are, for the message."""
+    if type(value) is tuple or type(value) is list:  # (as nearly always: no ABC checks on every load)
+        return list(value)
     if isinstance(value, (str, bytes, os.PathLike)):
         raise InvalidArgument(
             f"{argument} must be a list of {what}, not a single {type(value).__name__}",

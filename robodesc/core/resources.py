@@ -180,7 +180,8 @@ def read_file(
     unreadable, which the caller words for its own construct.
     """
     limit = size_limit(kind, limit)
-    with open_file(path, kind=kind, limit=limit, what=what, location=location, construct=construct) as (handle, size):
+    handle, size = _open_checked(path, kind, limit, what, location, construct)
+    with handle:
         chunks, total, want = [], 0, size + 1
         while chunk := handle.read(min(want, limit + 1 - total)):
             chunks.append(chunk)
@@ -211,12 +212,25 @@ def open_file(
     """The regular file `path` open for reading, and its size, for a reader that reads only part of
     it: refused (as `read_file` refuses) before it is opened, and again on the opened descriptor
     (opened non-blocking) in case the path changed in between."""
-    limit = size_limit(kind, limit)
+    handle, size = _open_checked(path, kind, size_limit(kind, limit), what, location, construct)
+    with handle:
+        yield handle, size
+
+
+def _open_checked(
+    path: str, kind: str, limit: int, what: str, location: Location | None, construct: str | None
+) -> tuple[BinaryIO, int]:
+    """`open_file`'s checks and open, as a plain call (the context manager's generator costs as much
+    as the checks; `read_file`, which every load calls, closes the handle itself)."""
     _check_stat(path, os.stat(path), limit, kind, what, location, construct)
-    with open(os.open(path, _READ_FLAGS), "rb", buffering=0) as handle:
+    handle = open(os.open(path, _READ_FLAGS), "rb", buffering=0)
+    try:
         info = os.fstat(handle.fileno())
         _check_stat(path, info, limit, kind, what, location, construct)
-        yield handle, info.st_size
+    except BaseException:
+        handle.close()
+        raise
+    return handle, info.st_size
 
 
 def _inside(path: str, roots: Iterable[str]) -> bool:

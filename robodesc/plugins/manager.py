@@ -486,7 +486,7 @@ class Registry:
         spec = self._spec(format, source, data, excluded)
         base_dir = os.path.dirname(os.path.abspath(source)) if source else os.getcwd()
         if context is None:
-            context = self.new_context(source, base_dir, search_paths, excluded, confine, arguments)
+            context = self._new_context(source, base_dir, search_paths, excluded, confine, arguments)
             return self._read_own(spec, data, context, excluded)
         return self._read(spec, data, context, excluded)
 
@@ -541,17 +541,31 @@ class Registry:
         """The context of a top-level load; with `confine`, confined to `base_dir` and the search
         paths (see `LoadContext.confine`); `args` for formats that take arguments (xacro)."""
         folders = paths_argument(search_paths, "search_paths")
+        arguments = args_argument(args)
+        return self._new_context(source, base_dir, folders, excluded, flag_argument(confine, "confine"), arguments)
+
+    def _new_context(
+        self,
+        source: str | None,
+        base_dir: str,
+        folders: list[str],
+        excluded: frozenset[str],
+        confine: bool,
+        arguments: dict[str, str],
+    ) -> LoadContext:
+        """`new_context` with its arguments checked already (`load` checks them before reading the
+        file), each a list or dict of the load's own, which the context keeps."""
         context = LoadContext(
             source=source,
             base_dir=base_dir,
             search_paths=folders,
             resolver=self._resolver(excluded),
-            args=args_argument(args),
+            args=arguments,
         )
         context.load_file = lambda path, format=None: self.load(
             path, format=format, context=_child(context, path), disable_plugins=excluded
         )
-        if flag_argument(confine, "confine"):
+        if confine:
             context.confine()
         return context
 
@@ -604,7 +618,9 @@ class Registry:
         model.format = model.format or spec.name
         model.source = model.source or context.source
         validate_structure(model, origin)
-        self._hook("robodesc_model_loaded", excluded)(model=model, context=context)
+        hook = self._hook("robodesc_model_loaded", excluded)
+        if hook.get_hookimpls():  # (none but a plugin's: pluggy's dispatch would call nothing)
+            hook(model=model, context=context)
         return model
 
     def check(
