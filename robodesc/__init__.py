@@ -91,6 +91,7 @@ if TYPE_CHECKING:  # what the lazy names below are, for type checkers and editor
     from .core.writing import Loss, WriteContext
     from .plugins import FormatSpec, PluginInfo, PluginWarning, hookimpl
     from .plugins import default_registry as default_registry
+    from .plugins.manager import Registry
 
     def formats() -> list[FormatSpec]:
         """The registered formats: name, extensions, can_read / can_write, and the plugin providing each."""
@@ -156,6 +157,19 @@ __version__ = "0.1.0"
 Source = Union[str, "os.PathLike[str]", BinaryIO]
 
 
+_REGISTRY: list[Any] = []  # plugins.default_registry, once imported
+
+
+def _registry() -> Registry:
+    """The process-wide registry (`plugins.default_registry()`), its module imported on first use, not
+    at `import robodesc`, and then kept: an import statement in every call cost as much as a check."""
+    if not _REGISTRY:
+        from .plugins import default_registry
+
+        _REGISTRY.append(default_registry)
+    return _REGISTRY[0]()
+
+
 def load(
     path: Source,
     format: str | None = None,
@@ -175,9 +189,7 @@ def load(
     Raises a `RobodescError` subclass (and nothing else) when the file cannot be loaded; a
     `PluginCrash` when a plugin has a bug; `InvalidArgument` for an argument of the wrong kind
     (docs/model.md, "Wrong arguments")."""
-    from .plugins import default_registry
-
-    return default_registry().load(
+    return _registry().load(
         path, format=format, search_paths=search_paths, disable_plugins=disable_plugins, confine=confine, args=args
     )
 
@@ -193,9 +205,7 @@ def loads(
 ) -> Model:
     """Load a description from text; relative URIs resolve against `base_dir` (default: cwd), to
     which (and to `search_paths`) `confine=True` confines the load; `args` as for `load`."""
-    from .plugins import default_registry
-
-    return default_registry().loads(
+    return _registry().loads(
         text,
         format=format,
         base_dir=base_dir,
@@ -211,9 +221,7 @@ def dumps(model: Model, format: str, context: WriteContext | None = None) -> str
 
     Pass a `WriteContext` to learn what the format could not express (`context.losses`) and to
     have mesh references made relative to where the text will be saved (`WriteContext(path)`)."""
-    from .plugins import default_registry
-
-    return default_registry().dumps(model, format, context=context)
+    return _registry().dumps(model, format, context=context)
 
 
 def dump(model: Model, path: str | os.PathLike, format: str | None = None) -> list[Loss]:
@@ -226,11 +234,10 @@ def dump(model: Model, path: str | os.PathLike, format: str | None = None) -> li
     from .core.arguments import path_argument as path_argument
     from .core.export import write_whole as write_whole
     from .core.writing import WriteContext
-    from .plugins import default_registry
 
     path = path_argument(path, "path")
     context = WriteContext(path)
-    text = default_registry().dumps(model, target_format(path, format, option="format"), context=context)
+    text = _registry().dumps(model, target_format(path, format, option="format"), context=context)
     write_whole(path, text.encode("utf-8"))
     return context.losses
 
@@ -251,9 +258,7 @@ def check(
     loaded gives a report with its error. `report.failed` is true on any error, or on any warning
     when `strict` is set. A plugin that crashes raises its `PluginCrash`.
     """
-    from .plugins import default_registry
-
-    return default_registry().check(
+    return _registry().check(
         target,
         strict=strict,
         format=format,
@@ -266,22 +271,16 @@ def check(
 
 def list_plugins() -> list[PluginInfo]:
     """Every plugin robodesc knows of (loaded, failed or disabled), with what each provides."""
-    from .plugins import default_registry
-
-    return default_registry().plugins()
+    return _registry().plugins()
 
 
 def register_plugin(plugin: Any, name: str | None = None) -> str:
     """Register a plugin object or module at run time (the entry-point path needs no call)."""
-    from .plugins import default_registry
-
-    return default_registry().register(plugin, name=name)
+    return _registry().register(plugin, name=name)
 
 
 def unregister_plugin(name: str) -> None:
-    from .plugins import default_registry
-
-    default_registry().unregister(name)
+    _registry().unregister(name)
 
 
 __all__ = [

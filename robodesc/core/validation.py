@@ -70,7 +70,7 @@ class _Problem:
 
 
 def _check_mapping(problem: _Problem, what: str, mapping: Any, kind: type) -> None:
-    if not isinstance(mapping, Mapping):
+    if type(mapping) is not dict and not isinstance(mapping, Mapping):  # (a dict, as always: no ABC check)
         problem(f"model.{what} is a {type(mapping).__name__}, not a mapping of names to {kind.__name__}", None)
     for key, value in mapping.items():
         if not isinstance(value, kind):
