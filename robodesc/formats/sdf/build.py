@@ -452,7 +452,8 @@ class Builder:
             direction = rotation @ axis.xyz
             # np.linalg.norm of a 1-D float array, bit for bit, without its overhead
             squared = float(direction.dot(direction))
-            direction = direction / math.sqrt(squared)
+            if squared != 1.0:  # (a division by 1.0 gives every float back as it is, -0.0 and NaN too)
+                direction = direction / math.sqrt(squared)
             # (each coordinate is at most the length: finite when the squared length is, unless it is 0)
             self._finite_axes = self._finite_axes and 0.0 < squared < math.inf
         else:
