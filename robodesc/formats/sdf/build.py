@@ -180,7 +180,8 @@ class Builder:
             total = float(np.abs(expressed).sum())
         if not math.isfinite(total):
             worlds = np.array([self.pose(body) if body != "world" else IDENTITY for body in rows])
-            expressed = invert_poses(worlds)[inverse_rows] @ np.array(poses)
+            # (`take`: the rows a fancy index picks, which reads the list of rows at half the cost)
+            expressed = invert_poses(worlds).take(inverse_rows, 0) @ np.array(poses)
             total = float(np.abs(expressed).sum()) if self._finite_axes else math.inf
         self.poses_bounded = self._finite_axes and math.isfinite(4.0 * total)
         for (record, field, _, _), row in zip(wanted, made):
