@@ -258,11 +258,12 @@ class _Lint:
         (which the walk passes over). On a finding, what it found is dropped and the walk decides: a file
         with something to report costs at most one pass more (the pass stops at its first finding)."""
         linted, plain_poses, plain_joints, older = self.linted, self.ctx.plain_poses, self.ctx.plain_joints, self.older
+        vetted = self.ctx.vetted
         # (the root is <sdf>, which `parse_file` insists on and the walk does not look at)
         for element in self.document.root.iter():
             tag = element.tag
-            if tag not in linted:
-                continue  # (most elements: <size>, <lower>, ...)
+            if tag not in linted or element in vetted:
+                continue  # (most elements: <size>, <lower>, ...; and most linted ones the parse read: `vetted`)
             if tag == "pose":  # (never the root: its owner is not None)
                 if element in plain_poses:
                     if older and element.keys():

@@ -96,6 +96,11 @@ class FileContext(LocatingValues):
         #: a type that uses each axis written and is not continuous (`joints.parse_joint`): the lint has
         #: nothing to say about them but their name (`checks._Lint.run`)
         self.plain_joints: set[Element] = set()
+        #: elements the lint looks at (`checks._Lint.linted`) that the parse read and found nothing for the lint to
+        #: say about, told from what it read anyway (a name not blank, a plain pose without attributes, a
+        #: <geometry> of one shape, ...): the lint's quiet pass, which meets every element, passes over them
+        #: with one lookup. Only elements of this file's tree, each for a reason that holds wherever it stands
+        self.vetted: set[Element] = set()
         #: plain numbers, read once per text in the file (a robot writes the same poses, sizes, axes and colors
         #: over and over), shared by the elements of that text and not to be changed: a pose's numbers and its
         #: matrix once asked for (copied for each pose), `floats_of`'s by (text, count), `plain_color`'s
@@ -318,6 +323,8 @@ class FileContext(LocatingValues):
             return parse_pose(text, rotation_format, degrees, self.at(element)), relative_to, text
         if within_a_turn(values[3], values[4], values[5]):
             self.plain_poses.add(element)
+            if not keys:  # (the lint looks at a plain pose's attributes' versions in a file older than some)
+                self.vetted.add(element)
         return values, relative_to, written
 
     def pose_of(self, element: Element, where: Location | None = None) -> PoseRef:
@@ -332,6 +339,10 @@ class FileContext(LocatingValues):
     def keep(self, element: Element, parent: str | None = None) -> Node:
         """`element` kept as written (an `Extra` later), checked as libsdformat checks it."""
         self.check_kept(element, parent)
+        if element.tag == "plugin":
+            filename, name = element.get("filename"), element.get("name")
+            if (filename is None or filename.strip()) and (name is None or name.strip()):
+                self.vetted.add(element)  # (an empty filename or name is what the lint says of a plugin)
         known = KNOWN_CHILDREN.get(parent) if parent is not None else None
         if known is not None and element.tag not in known:
             self.unknown(element, parent)

@@ -34,6 +34,8 @@ _LINK_NAMED = ("visual", "collision", "sensor", "light")  # children of a link t
 # -- worlds and models -----------------------------------------------------------------------
 def parse_world(ctx: FileContext, element: Element) -> WorldDesc:
     name = ctx.required(element, "name")
+    if name.strip():  # (the lint says nothing else of a <world> itself)
+        ctx.vetted.add(element)
     world = WorldDesc(name=name, version=ctx.version, source=ctx.source, location=ctx.where(element))
     ctx.scopes[id(element)] = world
     world.node = Node(element, world.location)
@@ -117,10 +119,14 @@ def _model_header(ctx: FileContext, element: Element, top: bool) -> ModelDesc:
         )
     where = ctx.where(element)
     canonical_link = placement_frame = ""
-    if element.get("canonical_link") is not None:
-        canonical_link = reference(ctx, element.get("canonical_link", ""), element, "canonical_link")
-    if element.get("placement_frame") is not None:
-        placement_frame = reference(ctx, element.get("placement_frame", ""), element, "placement_frame")
+    canonical_written, placement_written = element.get("canonical_link"), element.get("placement_frame")
+    if canonical_written is not None:
+        canonical_link = reference(ctx, canonical_written, element, "canonical_link")
+    if placement_written is not None:
+        placement_frame = reference(ctx, placement_written, element, "placement_frame")
+    # the lint's say of a <model> itself: a blank name, an attribute too new for the file (both 1.8 has)
+    if name.strip() and (ctx.version >= (1, 8) or canonical_written is placement_written is None):
+        ctx.vetted.add(element)
     static = ctx.child_bool(element, "static", False)
     model = ModelDesc(  # (its pose given, not a default one made to be replaced)
         name=name,
@@ -156,6 +162,8 @@ _UNREAD = InertialDesc(1.0, np.zeros(3), _UNIT_INERTIA)
 
 def parse_link(ctx: FileContext, element: Element) -> LinkDesc:
     name = name_of(ctx, element, "link")
+    if name.strip():  # (the lint says nothing else of a <link> itself)
+        ctx.vetted.add(element)
     where = ctx.where(element)
     link = LinkDesc(
         name=name,
@@ -176,6 +184,8 @@ def parse_link(ctx: FileContext, element: Element) -> LinkDesc:
             if (tag, child_name) in named:
                 raise duplicate(tag, child_name, f"link {name!r}", ctx.where(child))
             named.add((tag, child_name))
+            if tag != "sensor" and child_name.strip():  # (the lint looks into a sensor; of the others, the name)
+                ctx.vetted.add(child)
         if tag == "inertial":
             inertial_el = child
         elif tag in ("visual", "collision"):
@@ -229,7 +239,11 @@ _UNIT_MOMENTS = (1.0, 1.0, 1.0, 0.0, 0.0, 0.0)
 
 def parse_inertial(ctx: FileContext, element: Element, link_name: str, solids: list) -> InertialDesc:
     auto_text = element.get("auto")
-    auto = parse_bool(auto_text, ctx.at(element), "inertial/@auto") if auto_text is not None else False
+    if auto_text is None:
+        auto = False
+        ctx.vetted.add(element)  # (an old file's lint looks at an <inertial> for @auto alone)
+    else:
+        auto = parse_bool(auto_text, ctx.at(element), "inertial/@auto")
     pose = _inertial_pose(ctx, element, link_name)
     mass = ctx.child_double(element, "mass", 1.0)
     if auto:
@@ -385,7 +399,10 @@ _SOLID_KINDS = ("box", "sphere", "cylinder", "capsule", "ellipsoid", "cone")
 # -- frames ----------------------------------------------------------------------------------
 def parse_frame(ctx: FileContext, element: Element) -> FrameDesc:
     name = name_of(ctx, element, "frame")
-    attached_to = reference(ctx, element.get("attached_to", ""), element, "attached_to")
+    attached_written = element.get("attached_to")
+    attached_to = reference(ctx, attached_written or "", element, "attached_to")
+    if name.strip() and (attached_written is None or ctx.version >= (1, 7)):  # (the lint's say of a <frame>)
+        ctx.vetted.add(element)
     for child in element:
         if child.tag != "pose":
             ctx.check_kept(child)

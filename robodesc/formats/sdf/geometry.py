@@ -93,6 +93,8 @@ def read_geometry(ctx: FileContext, element: Element) -> tuple[Geometry, dict]:
         for child in element:
             ctx.unknown(child)
         return Geometry(), {}
+    if len(element) == 1:  # its one child a shape: the lint's say of a <geometry> is about several or none
+        ctx.vetted.add(element)
     if shape_el.tag == "polyline":
         return _polyline(ctx, element)
     return _READERS[shape_el.tag](ctx, shape_el)

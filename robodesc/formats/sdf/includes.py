@@ -51,7 +51,11 @@ def include(ctx: FileContext, element: Element, parent: ModelDesc | WorldDesc) -
     if any(is_custom(c.tag) and c.tag.endswith(":params") for c in element):
         desc = _customized(ctx, path, folder, element, where)
     merge_text = element.get("merge")
-    merge = parse_bool(merge_text, ctx.at(element), "include/@merge") if merge_text is not None else False
+    if merge_text is None:
+        merge = False
+        ctx.vetted.add(element)  # (an old file's lint looks at an <include> for @merge alone)
+    else:
+        merge = parse_bool(merge_text, ctx.at(element), "include/@merge")
     static_el = element.find("static")
     instance = Instance(
         desc=desc,

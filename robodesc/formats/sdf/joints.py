@@ -69,6 +69,8 @@ def parse_joint(ctx: FileContext, element: Element, convert14: bool) -> JointDes
             plain = plain and unit and kind not in ignored
     if plain:
         ctx.plain_joints.add(element)
+        if name.strip():  # (the lint says nothing else of a plain joint)
+            ctx.vetted.add(element)
     if kind is JointType.SCREW:
         pitch = _screw_thread_pitch(ctx, element)
         joint.pitch = pitch / (2.0 * math.pi)
@@ -156,6 +158,8 @@ def parse_axis(ctx: FileContext, element: Element, convert14: bool) -> tuple[Axi
         written_in = xyz_el.get("expressed_in")
         if written_in is not None:  # (most axes have none: "" as read)
             expressed_in = reference(ctx, written_in, xyz_el, "//axis/xyz/@expressed_in")
+        else:
+            ctx.vetted.add(xyz_el)  # (an old file's lint looks at an <xyz> for @expressed_in alone)
     norm = math.hypot(x, y, z)  # neither overflows (1e200) nor underflows (1e-200) as a sum of squares would
     if norm == 0.0:
         raise ctx.error(
