@@ -48,19 +48,15 @@ def pose_from_xyz_rpy(xyz: VectorLike, rpy: VectorLike) -> np.ndarray:
     angle takes the general path (its sine is -0.0, which changes signs of zeros in the matrix)."""
     if not any(rpy) and sum(map(math.copysign, (1.0, 1.0, 1.0), rpy)) == 3.0:
         pose = _UNTURNED.copy()
-        pose[:3, 3] = xyz
+        pose[0, 3], pose[1, 3], pose[2, 3] = xyz  # (three stores: a slice's would make an array of `xyz` first)
         return pose
     cr, sr = math.cos(rpy[0]), math.sin(rpy[0])
     cp, sp = math.cos(rpy[1]), math.sin(rpy[1])
     cy, sy = math.cos(rpy[2]), math.sin(rpy[2])
-    return np.array(
-        [
-            [cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr, xyz[0]],
-            [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr, xyz[1]],
-            [-sp, cp * sr, cp * cr, xyz[2]],
-            [0.0, 0.0, 0.0, 1.0],
-        ]
-    )
+    # (one flat list, reshaped: numpy reads nested lists row by row, each a sequence to measure)
+    row0 = (cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr, xyz[0])
+    row1 = (sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr, xyz[1])
+    return np.array((*row0, *row1, -sp, cp * sr, cp * cr, xyz[2], 0.0, 0.0, 0.0, 1.0)).reshape(4, 4)
 
 
 def matrix_to_rpy(rotation: np.ndarray) -> np.ndarray:
