@@ -8,7 +8,6 @@ without the vetting, and the walk still reports it."""
 from __future__ import annotations
 
 import textwrap
-from functools import partial
 
 import pytest
 
@@ -73,7 +72,8 @@ FINDINGS = [
         "<axis2><xyz>0 0 1</xyz></axis2></joint>"
     ),
     _model(
-        "<link name='c'><inertial><mass>1</mass><inertia><ixx>1</ixx><pose>0 0 0 0 0 90</pose></inertia></inertial></link>"
+        "<link name='c'><inertial><mass>1</mass>"
+        "<inertia><ixx>1</ixx><pose>0 0 0 0 0 90</pose></inertia></inertial></link>"
     ),
 ]
 
