@@ -40,9 +40,27 @@ from .values import parse_bool, parse_color, parse_double, text_of
 def read_shape(ctx: FileContext, element: Element, kind: str) -> tuple[Shape, dict]:
     """A `<visual>` or `<collision>` as a Shape, and the solid parameters auto-inertia needs."""
     name = element.get("name")
-    pose_el = element.find("pose")
+    # the children sorted in one pass (a find per tag cost more than the pass: most shapes have two or three)
+    pose_el = geometry_el = material_el = density_el = None
+    others: list[Element] = []  # kept as written, in document order
+    for child in element:
+        tag = child.tag
+        if tag == "geometry":
+            if geometry_el is None:
+                geometry_el = child
+            continue
+        if tag == "pose":
+            if pose_el is None:
+                pose_el = child
+            continue
+        if tag == "material":
+            if material_el is None:
+                material_el = child
+            continue
+        if tag == "density" and density_el is None:  # (kept as written as well)
+            density_el = child
+        others.append(child)
     matrix, relative_to = ctx.pose_value(pose_el) if pose_el is not None else (IDENTITY.copy(), "")
-    geometry_el = element.find("geometry")
     solid: dict  # what auto-inertia needs of the geometry (and what the SDF writer keeps of it)
     if geometry_el is None:  # libsdformat adds the required <geometry> as empty
         ctx.diagnose(
@@ -66,16 +84,13 @@ def read_shape(ctx: FileContext, element: Element, kind: str) -> tuple[Shape, di
             shape.extras.setdefault("sdf", {})["geometry"] = dict(solid)  # what the robodesc geometry does not hold
             if type(geometry) is Geometry:  # polyline, image, empty: the SDF writer's copy
                 shape.extras["sdf"]["geometry_xml"] = Node(geometry_el, ctx.where(geometry_el)).extra(None)
-    material_el = element.find("material")
     if material_el is not None and kind == "visual":
         shape.material = read_material(ctx, material_el)
         # the element as written (scripts, specular, PBR, ...), rendered only if the SDF writer asks
         shape.extras.setdefault("sdf", {})["material"] = Node(material_el, ctx.where(material_el)).extra(None)
-    for child in element:
-        if child.tag not in ("geometry", "pose", "material"):
-            shape.extras.setdefault("xml", []).append(ctx.keep(child, kind).extra(None))
+    for child in others:
+        shape.extras.setdefault("xml", []).append(ctx.keep(child, kind).extra(None))
     if kind == "collision":
-        density_el = element.find("density")
         if density_el is not None:
             solid["density"] = parse_double(text_of(density_el), ctx.at(density_el), "density")
         solid["element"] = element  # where an auto-inertia error points
@@ -268,6 +283,12 @@ _READERS = {
 }
 
 
+#: The colors of a `<material>`, in the order they are read (and checked), and every child `read_material` reads
+_COLOR_TAGS = ("ambient", "diffuse", "specular", "emissive")
+_COLORS = frozenset(_COLOR_TAGS)
+_MATERIAL_READ = frozenset((*_COLOR_TAGS, "script", "shader", "pbr"))
+
+
 def read_material(ctx: FileContext, element: Element) -> Material:
     """A `<material>`: the diffuse color (else ambient), the script name, a PBR albedo map as texture.
 
@@ -275,16 +296,23 @@ def read_material(ctx: FileContext, element: Element) -> Material:
     and a normal-map shader without a `<normal_map>`.
     """
     material = Material()
-    colors: dict[str, list[float] | np.ndarray] = {}  # each color read, to be checked; an array made of one
-    for tag in ("ambient", "diffuse", "specular", "emissive"):
-        child = element.find(tag)
-        if child is not None:
-            text = text_of(child)
-            rgba = ctx.plain_color(text)  # the common case, without making a locator for an error
-            colors[tag] = rgba if rgba is not None else parse_color(text, ctx.at(child), tag)
-    color = colors.get("diffuse", colors.get("ambient"))
-    material.color = np.array(color) if isinstance(color, list) else color
-    script = element.find("script")
+    # the first child of each tag read, found in one pass (seven finds cost more: most materials have one child)
+    first: dict[str, Element] = {}
+    for child in element:
+        tag = child.tag
+        if tag in _MATERIAL_READ and tag not in first:
+            first[tag] = child
+    if not _COLORS.isdisjoint(first):
+        colors: dict[str, list[float] | np.ndarray] = {}  # each color read, to be checked; an array made of one
+        for tag in _COLOR_TAGS:
+            child = first.get(tag)
+            if child is not None:
+                text = text_of(child)
+                rgba = ctx.plain_color(text)  # the common case, without making a locator for an error
+                colors[tag] = rgba if rgba is not None else parse_color(text, ctx.at(child), tag)
+        color = colors.get("diffuse", colors.get("ambient"))
+        material.color = np.array(color) if isinstance(color, list) else color
+    script = first.get("script")
     if script is not None:
         value = ""
         for tag in ("uri", "name"):
@@ -300,7 +328,7 @@ def read_material(ctx: FileContext, element: Element) -> Material:
                     "<name>Gazebo/Grey</name>, or remove <script>",
                 )
         material.name = value  # (the <name>'s, read last)
-    shader = element.find("shader")
+    shader = first.get("shader")
     if shader is not None:
         kind = shader.get("type", "pixel").strip()
         if kind not in SHADER_TYPES:
@@ -320,7 +348,7 @@ def read_material(ctx: FileContext, element: Element) -> Material:
             "shader/normal_map",
             "add <normal_map>file.png</normal_map>",
         )
-    pbr = element.find("pbr")
+    pbr = first.get("pbr")
     if pbr is not None:
         for workflow in pbr:
             albedo = workflow.find("albedo_map")
