@@ -214,7 +214,13 @@ class FileContext(LocatingValues):
         """`[child_double(element, tag, default, allow_inf) for tag, default in zip(tags, defaults)]`, read in
         one pass when every child written holds a plain, finite number (an inertia's moments, a limit's
         bounds); otherwise child by child, so that the first fault is the one reported."""
-        children = list(map(element.find, tags))
+        if len(element) < len(tags):  # (a limit's two bounds of six: one pass over them costs less than six finds)
+            first: dict[str, Element] = {}
+            for child in element:
+                first.setdefault(child.tag, child)
+            children = list(map(first.get, tags))
+        else:
+            children = list(map(element.find, tags))
         values = plain_finites([child.text for child in children if child is not None])
         if values is None:
             return [self.child_double(element, tag, default, allow_inf) for tag, default in zip(tags, defaults)]
@@ -333,6 +339,12 @@ class FileContext(LocatingValues):
         pose_el = element.find("pose")
         if pose_el is None:
             return PoseRef(IDENTITY.copy(), "", where or self.where(element))
+        return self.pose_element(pose_el)
+
+    def pose_in(self, pose_el: Element | None, where: Location) -> PoseRef:
+        """`pose_of` an element located at `where` whose `<pose>` (or None) the caller has found already."""
+        if pose_el is None:
+            return PoseRef(IDENTITY.copy(), "", where)
         return self.pose_element(pose_el)
 
     # -- what robodesc keeps without reading -----------------------------------------------

@@ -36,7 +36,6 @@ _JOINT_CHILDREN = {  # read here; any other child is kept
     "gearbox_ratio",
     "gearbox_reference_body",
 }
-_AXIS_CHILDREN = {"xyz", "limit", "dynamics", "use_parent_model_frame", "mimic", "initial_position"}
 _LIMIT_TAGS = ("lower", "upper", "effort", "velocity", "stiffness", "dissipation")
 _LIMIT_DEFAULTS = (-_NO_LIMIT, _NO_LIMIT, -1.0, -1.0, 0.0, 0.0)
 _DYNAMICS_TAGS = ("damping", "friction", "spring_reference", "spring_stiffness")
@@ -48,25 +47,48 @@ _BOOL_TEXTS = ("true", "1", "false", "0")  # what `parse_bool` reads (lowered); 
 def parse_joint(ctx: FileContext, element: Element, convert14: bool) -> JointDesc:
     name = name_of(ctx, element, "joint")
     kind = _joint_type(ctx, element, name)
-    (parent, parent_el), (child, child_el) = _joint_ends(ctx, element, name)
+    # the first child of each tag read, and the others, sorted in one pass of tests of the tag (a find per tag,
+    # or a dict of them, cost more)
+    parent_el = child_el = pose_el = axis_el = axis2_el = None
+    kept_els: list[Element] = []
+    for end_el in element:
+        tag = end_el.tag
+        if tag == "parent":
+            if parent_el is None:
+                parent_el = end_el
+        elif tag == "child":
+            if child_el is None:
+                child_el = end_el
+        elif tag == "axis":
+            if axis_el is None:
+                axis_el = end_el
+        elif tag == "axis2":
+            if axis2_el is None:
+                axis2_el = end_el
+        elif tag == "pose":
+            if pose_el is None:
+                pose_el = end_el
+        elif tag not in _JOINT_CHILDREN:  # (the others read, rare, are found by the readers of a screw or gearbox)
+            kept_els.append(end_el)
+    parent, child = _joint_ends(ctx, element, name, parent_el, child_el)
     where = ctx.where(element)
     joint = JointDesc(
         name=name,
         type=kind,
         parent=parent,
         child=child,
-        pose=ctx.pose_of(element, where),
+        pose=ctx.pose_in(pose_el, where),
         location=where,
         parent_at=ctx.kept_at(parent_el),
         child_at=ctx.kept_at(child_el),
     )
     plain = kind is not JointType.CONTINUOUS  # (whose limits the lint looks at)
-    for tag, ignored in (("axis", AXISLESS_JOINT_TYPES), ("axis2", _ONE_AXIS_OR_NONE)):
-        axis_el = element.find(tag)
-        if axis_el is not None:
-            axis, unit = parse_axis(ctx, axis_el, convert14)
-            setattr(joint, tag, axis)
-            plain = plain and unit and kind not in ignored
+    if axis_el is not None:
+        joint.axis, unit = parse_axis(ctx, axis_el, convert14)
+        plain = plain and unit and kind not in AXISLESS_JOINT_TYPES
+    if axis2_el is not None:
+        joint.axis2, unit = parse_axis(ctx, axis2_el, convert14)
+        plain = plain and unit and kind not in _ONE_AXIS_OR_NONE
     if plain:
         ctx.plain_joints.add(element)
         if name.strip():  # (the lint says nothing else of a plain joint)
@@ -78,19 +100,16 @@ def parse_joint(ctx: FileContext, element: Element, convert14: bool) -> JointDes
     if kind is JointType.GEARBOX:
         ratio = ctx.child_double(element, "gearbox_ratio", 1.0)
         joint.gearbox = (ratio, ctx.child_text(element, "gearbox_reference_body") or "")
-    sensors: set[str] = set()
-    kept: list[Node] = []
-    for child_el in element:
-        tag = child_el.tag
-        if tag in _JOINT_CHILDREN:
-            continue  # (read above; most children)
-        sensor = child_el.get("name") if tag == "sensor" else None
-        if sensor is not None:
-            if sensor in sensors:  # libsdformat's loadUniqueRepeated rejects it, as in links
-                raise duplicate("sensor", sensor, f"joint {name!r}", ctx.where(child_el))
-            sensors.add(sensor)
-        kept.append(ctx.keep(child_el, "joint"))
-    if kept:
+    if kept_els:
+        sensors: set[str] = set()
+        kept: list[Node] = []
+        for child_el in kept_els:
+            sensor = child_el.get("name") if child_el.tag == "sensor" else None
+            if sensor is not None:
+                if sensor in sensors:  # libsdformat's loadUniqueRepeated rejects it, as in links
+                    raise duplicate("sensor", sensor, f"joint {name!r}", ctx.where(child_el))
+                sensors.add(sensor)
+            kept.append(ctx.keep(child_el, "joint"))
         joint.kept = kept
     return joint
 
@@ -109,12 +128,13 @@ def _joint_type(ctx: FileContext, element: Element, name: str) -> JointType:
     return kind
 
 
-def _joint_ends(ctx: FileContext, element: Element, name: str) -> tuple[tuple[str, Element], tuple[str, Element]]:
-    """(parent, its element), (child, its element) as written: the names of two different frames, the
-    child not the world."""
+def _joint_ends(
+    ctx: FileContext, element: Element, name: str, parent_el: Element | None, child_el: Element | None
+) -> tuple[str, str]:
+    """(parent, child) as written in the joint's first `<parent>` and `<child>` (None: not written): the names
+    of two different frames, the child not the world."""
     ends = []
-    for end, attribute in _ENDS:
-        end_el = element.find(end)
+    for (end, attribute), end_el in zip(_ENDS, (parent_el, child_el)):
         if end_el is None:
             raise ctx.error(
                 MissingAttribute,
@@ -123,15 +143,15 @@ def _joint_ends(ctx: FileContext, element: Element, name: str) -> tuple[tuple[st
                 f"joint/{end}",
                 f"add <{end}>LINK_NAME</{end}>",
             )
-        ends.append((reference(ctx, text_of(end_el), end_el, attribute), end_el))
-    (parent, parent_el), (child, child_el) = ends
+        ends.append(reference(ctx, text_of(end_el), end_el, attribute))
+    parent, child = ends
     if child == "world":
         swap = "the world can only be a joint's parent; swap <parent> and <child>"
         raise ctx.error(InvalidValue, child_el, f"joint {name!r} has the world as its child", "joint/child", swap)
     if child == parent:
         both = f"joint {name!r} names {child!r} as both parent and child"
         raise ctx.error(InvalidValue, child_el, both, "joint/child", "a joint connects two different links")
-    return (parent, parent_el), (child, child_el)
+    return parent, child
 
 
 def _screw_thread_pitch(ctx: FileContext, element: Element) -> float:
@@ -148,7 +168,29 @@ def _screw_thread_pitch(ctx: FileContext, element: Element) -> float:
 def parse_axis(ctx: FileContext, element: Element, convert14: bool) -> tuple[AxisDesc, bool]:
     """The axis, and whether its `<xyz>` is of unit length as written (`values.of_unit_length`; the default
     0 0 1 is), which the lint would otherwise read again (`FileContext.plain_joints`)."""
-    xyz_el = element.find("xyz")
+    # the first child of each tag read, and the others, sorted in one pass of tests of the tag (five finds, or a
+    # dict of them, cost more)
+    xyz_el = limit_el = flag_el = dynamics_el = mimic_el = None
+    others: list[Element] = []  # checked as kept elements, once the axis is read
+    for child in element:
+        tag = child.tag
+        if tag == "xyz":
+            if xyz_el is None:
+                xyz_el = child
+        elif tag == "limit":
+            if limit_el is None:
+                limit_el = child
+        elif tag == "use_parent_model_frame":
+            if flag_el is None:
+                flag_el = child
+        elif tag == "dynamics":
+            if dynamics_el is None:
+                dynamics_el = child
+        elif tag == "mimic":
+            if mimic_el is None:
+                mimic_el = child
+        elif tag != "initial_position":  # (the one other child of an axis, not read)
+            others.append(child)
     x, y, z = 0.0, 0.0, 1.0
     expressed_in = ""
     unit = True
@@ -169,17 +211,16 @@ def parse_axis(ctx: FileContext, element: Element, convert14: bool) -> tuple[Axi
             "axis/xyz",
             "give the axis direction, e.g. <xyz>0 0 1</xyz>",
         )
-    if ctx.version <= (1, 6) and _in_model_frame(ctx, element, convert14):
+    if ctx.version <= (1, 6) and _in_model_frame(ctx, flag_el, convert14):
         expressed_in = "__model__"
     axis = AxisDesc(
         xyz=np.array([x / norm, y / norm, z / norm]),  # (float division, as numpy's: the same bits)
         expressed_in=expressed_in,
-        limits=_limits(ctx, element.find("limit")),
-        dynamics=_dynamics(ctx, element.find("dynamics")),
+        limits=_limits(ctx, limit_el),
+        dynamics=_dynamics(ctx, dynamics_el),
         location=ctx.kept_at(element),
         xyz_at=ctx.kept_at(xyz_el) if xyz_el is not None else None,
     )
-    mimic_el = element.find("mimic")
     if mimic_el is not None:
         axis.mimic_location = ctx.where(mimic_el)
         leader = ctx.required(mimic_el, "joint").strip()
@@ -190,15 +231,13 @@ def parse_axis(ctx: FileContext, element: Element, convert14: bool) -> tuple[Axi
             ctx.child_double(mimic_el, "offset", 0.0),
             ctx.child_double(mimic_el, "reference", 0.0),
         )
-    for child in element:
-        if child.tag not in _AXIS_CHILDREN:
-            ctx.check_kept(child, element.tag)
+    for child in others:
+        ctx.check_kept(child, element.tag)
     return axis, unit
 
 
-def _in_model_frame(ctx: FileContext, element: Element, convert14: bool) -> bool:
-    """Whether a pre-1.7 axis is expressed in the model frame (`use_parent_model_frame`)."""
-    flag = element.find("use_parent_model_frame")
+def _in_model_frame(ctx: FileContext, flag: Element | None, convert14: bool) -> bool:
+    """Whether a pre-1.7 axis is expressed in the model frame (`use_parent_model_frame`, its `flag` if written)."""
     if flag is None:
         return convert14  # the 1.4 -> 1.5 converter adds use_parent_model_frame=true
     text = text_of(flag)
