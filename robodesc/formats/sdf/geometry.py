@@ -99,6 +99,12 @@ def read_shape(ctx: FileContext, element: Element, kind: str) -> tuple[Shape, di
 
 def read_geometry(ctx: FileContext, element: Element) -> tuple[Geometry, dict]:
     """The shape of a `<geometry>`; of several, the one libsdformat's `Geometry::Load` takes first."""
+    if len(element) == 1:  # (most: one shape, read without a pass to rank the children)
+        shape_el = element[0]
+        reader = _READERS.get(shape_el.tag)  # (an element's, or a comment's, which is no shape)
+        if reader is not None and reader is not _polyline:
+            ctx.vetted.add(element)  # (its one child a shape: the lint's say of a <geometry> is about several or none)
+            return reader(ctx, shape_el)
     shape_el, first = None, len(SHAPE_PRECEDENCE)
     for child in element:  # the first child of the earliest kind
         rank = _PRECEDENCE.get(child.tag, first)
