@@ -115,3 +115,15 @@ def test_joint_faults_come_in_the_order_they_did(tmp_path, joint, construct):
 )
 def test_shape_faults_come_in_the_order_they_did(tmp_path, shape, construct):
     assert _error(tmp_path, f'<link name="a">{shape}</link>')[1] == construct
+
+
+@pytest.mark.parametrize("extra", [0, 1, 4])  # pushed one by one (three children or fewer) or zipped (more)
+def test_kept_elements_are_checked_in_the_order_they_were(tmp_path, extra):
+    """`check_kept` meets a kept element's children last first, however many there are: of two faults, the
+    later one is reported."""
+    padding = "<foo/>" * extra
+    joint = (
+        '<parent>a</parent><child>b</child><physics><ode><limit><lower>x</lower><upper>y</upper>'
+        f"{padding}</limit></ode></physics>"
+    )
+    assert _error(tmp_path, LINKS + f'<joint name="j" type="revolute">{joint}</joint>')[1] == "upper"
