@@ -275,9 +275,10 @@ class FileContext(LocatingValues):
         """A `<pose>`'s (matrix, relative_to), checked as libsdformat checks it: for a reader that needs
         no location of its own for it (a shape's pose, of which a file has hundreds). See `pose_reading`."""
         value, relative_to, text = self._read_pose(element)
-        if isinstance(value, list):
-            matrix = _once(self._plain_matrices, text, pose_from_xyz_rpy, value[:3], value[3:])
-            assert matrix is not None  # (pose_from_xyz_rpy always makes one)
+        if isinstance(value, list):  # (`_once`, written out: a call less for each pose)
+            matrix = self._plain_matrices.get(text)
+            if matrix is None:
+                matrix = self._plain_matrices[text] = pose_from_xyz_rpy(value[:3], value[3:])
             return matrix.copy(), relative_to  # (each pose an array of its own)
         return value, relative_to
 
@@ -326,8 +327,12 @@ class FileContext(LocatingValues):
         # around them are blanks between them), so that a hit costs no `text_of`
         written = element.text or ""
         values = None
-        if rotation_format == "euler_rpy" and not degrees:
-            values = _once(self._plain_numbers, written, plain_pose_numbers, written)
+        if rotation_format == "euler_rpy" and not degrees:  # (`_once`, written out: a call less for each pose)
+            values = self._plain_numbers.get(written)
+            if values is None:
+                values = plain_pose_numbers(written)
+                if values is not None:
+                    self._plain_numbers[written] = values
         if values is None:
             text = text_of(element)
             return parse_pose(text, rotation_format, degrees, self.at(element)), relative_to, text

@@ -201,20 +201,24 @@ def parse_link(ctx: FileContext, element: Element) -> LinkDesc:
             kept.append(ctx.keep(child, "link"))
     if kept:
         link.kept = kept
-    properties: dict[str, object] = {}
     if inertial_el is not None:
+        properties: dict[str, object] = {}
         link.inertial = parse_inertial(ctx, inertial_el, name, solids)
         inertial_kept = [ctx.keep(c, "inertial") for c in inertial_el if c.tag not in _INERTIAL_READ]
         if inertial_kept:
             properties["inertial_kept"] = inertial_kept
+        defaults = _inertial_defaults(inertial_el)
+        if defaults:
+            properties["inertial_defaults"] = defaults
+        if properties:
+            link.properties = properties
     else:
         link.inertial = InertialDesc(1.0, np.zeros(3), _UNIT_INERTIA.copy())  # libsdformat's default
-    defaults = _inertial_defaults(inertial_el)
-    if defaults:
-        properties["inertial_defaults"] = defaults
-    if properties:
-        link.properties = properties
+        link.properties = {"inertial_defaults": _ALL_DEFAULTS}
     return link
+
+
+_ALL_DEFAULTS = ("mass", "inertia")  # what libsdformat fills in of a link without an <inertial>
 
 
 def _inertial_defaults(inertial_el: Element | None) -> tuple[str, ...]:
@@ -223,7 +227,7 @@ def _inertial_defaults(inertial_el: Element | None) -> tuple[str, ...]:
     Nothing for `<inertial auto="true">`: the computed values (or the auto-inertia warning) stand.
     """
     if inertial_el is None:
-        return ("mass", "inertia")
+        return _ALL_DEFAULTS
     if (inertial_el.get("auto") or "").strip().lower() in ("true", "1"):
         return ()
     # (told by two tests, not a generator per link: most inertials give both)
