@@ -220,8 +220,8 @@ class FileContext(LocatingValues):
         bounds); otherwise child by child, so that the first fault is the one reported."""
         if len(element) < len(tags):  # (a limit's two bounds of six: one pass over them costs less than six finds)
             first: dict[str, Element] = {}
-            for child in element:
-                first.setdefault(child.tag, child)
+            for node in element:
+                first.setdefault(node.tag, node)
             children = list(map(first.get, tags))
         else:
             children = list(map(element.find, tags))

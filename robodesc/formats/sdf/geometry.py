@@ -100,11 +100,11 @@ def read_shape(ctx: FileContext, element: Element, kind: str) -> tuple[Shape, di
 def read_geometry(ctx: FileContext, element: Element) -> tuple[Geometry, dict]:
     """The shape of a `<geometry>`; of several, the one libsdformat's `Geometry::Load` takes first."""
     if len(element) == 1:  # (most: one shape, read without a pass to rank the children)
-        shape_el = element[0]
-        reader = _READERS.get(shape_el.tag)  # (an element's, or a comment's, which is no shape)
+        only = element[0]
+        reader = _READERS.get(only.tag)  # (an element's, or a comment's, which is no shape)
         if reader is not None and reader is not _polyline:
             ctx.vetted.add(element)  # (its one child a shape: the lint's say of a <geometry> is about several or none)
-            return reader(ctx, shape_el)
+            return reader(ctx, only)
     shape_el, first = None, len(SHAPE_PRECEDENCE)
     for child in element:  # the first child of the earliest kind
         rank = _PRECEDENCE.get(child.tag, first)
@@ -304,10 +304,10 @@ def read_material(ctx: FileContext, element: Element) -> Material:
     material = Material()
     # the first child of each tag read, found in one pass (seven finds cost more: most materials have one child)
     first: dict[str, Element] = {}
-    for child in element:
-        tag = child.tag
+    for node in element:
+        tag = node.tag
         if tag in _MATERIAL_READ and tag not in first:
-            first[tag] = child
+            first[tag] = node
     if not _COLORS.isdisjoint(first):
         colors: dict[str, list[float] | np.ndarray] = {}  # each color read, to be checked; an array made of one
         for tag in _COLOR_TAGS:

@@ -70,7 +70,7 @@ def parse_joint(ctx: FileContext, element: Element, convert14: bool) -> JointDes
                 pose_el = end_el
         elif tag not in _JOINT_CHILDREN:  # (the others read, rare, are found by the readers of a screw or gearbox)
             kept_els.append(end_el)
-    parent, child = _joint_ends(ctx, element, name, parent_el, child_el)
+    (parent, parent_end), (child, child_end) = _joint_ends(ctx, element, name, parent_el, child_el)
     where = ctx.where(element)
     joint = JointDesc(
         name=name,
@@ -79,8 +79,8 @@ def parse_joint(ctx: FileContext, element: Element, convert14: bool) -> JointDes
         child=child,
         pose=ctx.pose_in(pose_el, where),
         location=where,
-        parent_at=ctx.kept_at(parent_el),
-        child_at=ctx.kept_at(child_el),
+        parent_at=ctx.kept_at(parent_end),
+        child_at=ctx.kept_at(child_end),
     )
     plain = kind is not JointType.CONTINUOUS  # (whose limits the lint looks at)
     if axis_el is not None:
@@ -130,9 +130,9 @@ def _joint_type(ctx: FileContext, element: Element, name: str) -> JointType:
 
 def _joint_ends(
     ctx: FileContext, element: Element, name: str, parent_el: Element | None, child_el: Element | None
-) -> tuple[str, str]:
-    """(parent, child) as written in the joint's first `<parent>` and `<child>` (None: not written): the names
-    of two different frames, the child not the world."""
+) -> tuple[tuple[str, Element], tuple[str, Element]]:
+    """(parent, its element), (child, its element) as written in the joint's first `<parent>` and `<child>`
+    (given, None when not written): the names of two different frames, the child not the world."""
     ends = []
     for (end, attribute), end_el in zip(_ENDS, (parent_el, child_el)):
         if end_el is None:
@@ -143,15 +143,15 @@ def _joint_ends(
                 f"joint/{end}",
                 f"add <{end}>LINK_NAME</{end}>",
             )
-        ends.append(reference(ctx, text_of(end_el), end_el, attribute))
-    parent, child = ends
+        ends.append((reference(ctx, text_of(end_el), end_el, attribute), end_el))
+    (parent, parent_el), (child, child_el) = ends
     if child == "world":
         swap = "the world can only be a joint's parent; swap <parent> and <child>"
         raise ctx.error(InvalidValue, child_el, f"joint {name!r} has the world as its child", "joint/child", swap)
     if child == parent:
         both = f"joint {name!r} names {child!r} as both parent and child"
         raise ctx.error(InvalidValue, child_el, both, "joint/child", "a joint connects two different links")
-    return parent, child
+    return (parent, parent_el), (child, child_el)
 
 
 def _screw_thread_pitch(ctx: FileContext, element: Element) -> float:
