@@ -75,6 +75,11 @@ class Builder:
         #: the reader composes the poses to find the one that does (`check_finite_poses`) only when False
         self.poses_bounded = True
         self._finite_axes = True  # every axis `_axis` turned into the joint frame came out finite
+        #: (scope, prefix, expressed_in) -> (the rotation of that frame's world pose, None if it turns nothing):
+        #: most axes of a pre-1.7 file name the same frame (`__model__`), looked up and checked once
+        self._expressed_in: dict[tuple[Scope, str, str], tuple[np.ndarray | None]] = {}
+        #: (joint frame pose, expressed_in entry, rotation) of the last axis turned: an `<axis2>` turns by the same
+        self._last_turn: tuple[np.ndarray | None, tuple | None, np.ndarray | None] = (None, None, None)
 
     # -- walking the scopes -----------------------------------------------------------------
     def _walk_model(self, desc: ModelDesc, prefix: str, static: bool, owner: str | None, top: bool = True) -> None:
@@ -445,11 +450,19 @@ class Builder:
     ) -> tuple[np.ndarray, Limits, Dynamics]:
         """An `<axis>` or `<axis2>`: its direction in the joint frame, its limits and its dynamics."""
         if axis.expressed_in:
-            frame = self.pose(self.full_path(item, axis.expressed_in, "expressed_in", axis.xyz_at or axis.location))
-            rotation = frame_pose[:3, :3].T
-            # a frame that turns nothing (the model frame of most pre-1.7 axes) leaves the product what it
-            # multiplies, laid out as a product is: a copy, which the product below reads with the same kernel
-            rotation = rotation.copy() if turns_nothing(frame) else rotation @ frame[:3, :3]
+            key = (item.scope, item.prefix, axis.expressed_in)
+            turn = self._expressed_in.get(key)
+            if turn is None:  # (`pose` keeps every world pose it works out: the same array each time)
+                frame = self.pose(self.full_path(item, axis.expressed_in, "expressed_in", axis.xyz_at or axis.location))
+                turn = self._expressed_in[key] = (None if turns_nothing(frame) else frame[:3, :3],)
+            last_pose, last_turn, rotation = self._last_turn
+            if last_pose is not frame_pose or last_turn is not turn:
+                rotation = frame_pose[:3, :3].T
+                # a frame that turns nothing (the model frame of most pre-1.7 axes) leaves the product what it
+                # multiplies, laid out as a product is: a copy, which the product below reads with the same kernel
+                rotation = rotation.copy() if turn[0] is None else rotation @ turn[0]
+                self._last_turn = (frame_pose, turn, rotation)
+            assert rotation is not None
             direction = rotation @ axis.xyz
             # np.linalg.norm of a 1-D float array, bit for bit, without its overhead
             squared = float(direction.dot(direction))
