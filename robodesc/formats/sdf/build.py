@@ -246,7 +246,8 @@ class Builder:
             self.top = scope_of(desc)
             # (the model's pose as it is when it is placed by its own frame, as most are: a product by the identity
             # would only make its -0.0 +0.0, which no later product's bits depend on, see `graph.times`)
-            self.top_pose = desc.pose.matrix
+            # (`times` gives the shared IDENTITY for a pose that is one, which later products skip at once)
+            self.top_pose = times(desc.pose.matrix, IDENTITY)
             if desc.placement_frame:
                 self.top_pose = desc.pose.matrix @ invert_pose(self._placement(desc))
             self._walk_model(desc, "", desc.static, None)

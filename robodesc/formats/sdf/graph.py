@@ -31,11 +31,12 @@ from ...core.errors import (
     UnresolvedReference,
     did_you_mean,
 )
-from ...core.transforms import invert_pose, pose_from_xyz_rpy
+from ...core.transforms import IDENTITY, invert_pose, pose_from_xyz_rpy
 from .desc import Instance, ModelDesc, Where, WorldDesc, located
 
-_I4 = np.eye(4)
-_I4.flags.writeable = False
+#: (read only) the identity `times` knows without a look at its bytes: shared with the builder, whose top
+#: pose it is when the top model or world sits at the origin (most do)
+_I4 = IDENTITY
 #: `invert_pose(_I4)`, the placement of every nested model placed by its own frame (most are), inverted once
 _I4_INVERTED = invert_pose(_I4)
 _I4_INVERTED.flags.writeable = False
