@@ -141,7 +141,7 @@ class Builder:
         """Set `record.field` to world pose `pose` expressed in the frame of `body` (a link, or "world"),
         once every such pose is asked for (`_express`). The body's world pose is resolved now, so that
         what is wrong with it is found in the order the elements are met."""
-        if body != "world":
+        if body != "world" and body not in self._world_poses:  # (most bodies are parents of several)
             self.pose(body)
         self._wanted.append((record, field, body, pose))
 
@@ -612,12 +612,13 @@ class Builder:
             body.parent = parent
             body.floating = jname is None and not body.static
             self.in_body(body, "pose", parent, self.pose(name))  # (every link is in `sequence`: every link resolves)
-            loops = [j for j in incoming.get(name, ()) if j != jname]
             body.joints = (jname,) if jname is not None else ()
-            for loop in loops:  # kept as joints, off the tree: kinematics accepts and ignores their values
-                joints[loop].extras.setdefault("sdf", {})["loop"] = True
-                model.constraints.append(Constraint(kind="loop", elements=(loop,), location=joints[loop].location))
-            if loops:
+            parents = incoming.get(name, ())
+            if len(parents) > 1 or (parents and parents[0] != jname):  # a joint closes a loop here (few links)
+                loops = [j for j in parents if j != jname]
+                for loop in loops:  # kept as joints, off the tree: kinematics accepts and ignores their values
+                    joints[loop].extras.setdefault("sdf", {})["loop"] = True
+                    model.constraints.append(Constraint(kind="loop", elements=(loop,), location=joints[loop].location))
                 model.diagnose(
                     Severity.WARNING,
                     "kinematic-loop",
