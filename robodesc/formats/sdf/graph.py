@@ -110,9 +110,12 @@ class Scope:
         self._resolving: dict[str, None] = {}
         self._attached: dict[tuple[str, bool | None], tuple] = {}
         default_frame_parent = self.root
+        # names are unique per scope (the parser renames or rejects collisions); keep the first
+        add = self.local.setdefault
         if isinstance(desc, ModelDesc):
             for link in desc.links:
-                self._add(
+                add(
+                    link.name,
                     Vertex(
                         "link",
                         link.name,
@@ -121,10 +124,11 @@ class Scope:
                         None,
                         link.location,
                         pose_location=link.pose.location,
-                    )
+                    ),
                 )
         for joint in desc.joints:
-            self._add(
+            add(
+                joint.name,
                 Vertex(
                     "joint",
                     joint.name,
@@ -134,11 +138,12 @@ class Scope:
                     joint.location,
                     pose_location=joint.pose.location,
                     end_at=joint.child_at,
-                )
+                ),
             )
         for frame in desc.frames:
             attached = frame.attached_to or default_frame_parent
-            self._add(
+            add(
+                frame.name,
                 Vertex(
                     "frame",
                     frame.name,
@@ -147,11 +152,12 @@ class Scope:
                     attached,
                     frame.location,
                     pose_location=frame.pose.location,
-                )
+                ),
             )
         for instance in desc.models:
             self.nested[instance.name] = instance
-            self._add(
+            add(
+                instance.name,
                 Vertex(
                     "model",
                     instance.name,
@@ -161,7 +167,7 @@ class Scope:
                     instance.location,
                     instance,
                     pose_location=instance.pose.location,
-                )
+                ),
             )
         self.canonical: str | None = None
         if isinstance(desc, ModelDesc):
@@ -172,10 +178,6 @@ class Scope:
         desc = self._desc()
         assert desc is not None, "a scope is used through its desc"
         return desc
-
-    def _add(self, vertex: Vertex) -> None:
-        # names are unique per scope (the parser renames or rejects collisions); keep the first
-        self.local.setdefault(vertex.name, vertex)
 
     def _find_canonical(self, desc: ModelDesc) -> None:
         if desc.canonical_link:
