@@ -27,7 +27,7 @@ from ...core.model import Body, Constraint, Dynamics, Frame, Inertial, Joint, Jo
 from ...core.record import unshared_copy
 from ...core.transforms import IDENTITY, invert_pose, invert_poses
 from .desc import AxisDesc, FileDesc, FrameDesc, JointDesc, LinkDesc, ModelDesc, Node, Where, located
-from .graph import Scope, scope_of, times, turns_nothing
+from .graph import Scope, is_identity, scope_of, times, turns_nothing
 
 _ONE_AXIS = (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC, JointType.SCREW)
 _TWO_AXES = (JointType.UNIVERSAL, JointType.REVOLUTE2)
@@ -246,8 +246,8 @@ class Builder:
             self.top = scope_of(desc)
             # (the model's pose as it is when it is placed by its own frame, as most are: a product by the identity
             # would only make its -0.0 +0.0, which no later product's bits depend on, see `graph.times`)
-            # (`times` gives the shared IDENTITY for a pose that is one, which later products skip at once)
-            self.top_pose = times(desc.pose.matrix, IDENTITY)
+            # (the shared IDENTITY when the pose is one: later products skip it at once, see `graph.times`)
+            self.top_pose = IDENTITY if is_identity(desc.pose.matrix) else desc.pose.matrix
             if desc.placement_frame:
                 self.top_pose = desc.pose.matrix @ invert_pose(self._placement(desc))
             self._walk_model(desc, "", desc.static, None)

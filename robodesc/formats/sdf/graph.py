@@ -57,12 +57,22 @@ def times(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     pose but for the sign of its zeros, and a product's bits never depend on the sign of its factors'
     zeros (numpy's and BLAS's sums start at +0.0). So the builder hands out only poses it multiplies
     itself (`Builder.in_body`, `Builder._shape_poses`), and a factor skipped here is never handed out.
-    (A factor that overflowed is non-finite either way, and refused by the reader.)"""
-    if a is _I4 or a.tobytes() in _IDENTITIES:
+    (A factor that overflowed is non-finite either way, and refused by the reader.)
+
+    The second factor is looked at before the first (unless the first is `_I4` itself): a frame placed on
+    another (a joint on its child link) is most often the identity on a pose that is not."""
+    if a is _I4:
         return b
-    if b.tobytes() in _IDENTITIES:
+    if is_identity(b):
         return a
+    if a.tobytes() in _IDENTITIES:
+        return b
     return a @ b
+
+
+def is_identity(pose: np.ndarray) -> bool:
+    """Whether `pose` is the identity as poses hold it (see `times`)."""
+    return pose is _I4 or pose.tobytes() in _IDENTITIES
 
 
 def turns_nothing(pose: np.ndarray) -> bool:
