@@ -40,15 +40,17 @@ def validate_structure(model: Model, origin: str | None = None) -> None:
         problem(f"model {model.name!r} has no bodies", None, "every model needs at least a root body")
     in_order = _check_bodies(problem, model)
     _check_joints(problem, model)
+    bodies = model.bodies
     for frame in model.frames.values():
-        if frame.body not in model.bodies:
+        if frame.body not in bodies:
             problem(
                 f"frame {frame.name!r} is attached to body {frame.body!r}, which does not exist",
                 frame.location,
                 "attach it to an existing body",
             )
-        if _shape(frame.pose) != (4, 4):
-            _not_a_pose(problem, frame.pose, f"the pose of frame {frame.name!r}", frame.location)
+        pose = frame.pose
+        if not (type(pose) is np.ndarray and pose.shape == _POSE) and _shape(pose) != _POSE:
+            _not_a_pose(problem, pose, f"the pose of frame {frame.name!r}", frame.location)
     if not in_order:
         _order_parents_first(problem, model)
 
@@ -80,9 +82,14 @@ def _check_mapping(problem: _Problem, what: str, mapping: Any, kind: type) -> No
 
 
 def _shape(value: Any) -> tuple[int, ...]:
-    """`np.shape(value)`; an array's own shape read directly (every body, joint and frame of every
-    load comes here, and np.shape converts its argument first)."""
+    """`np.shape(value)`; an array's own shape read directly (np.shape converts its argument first).
+    Callers test an array's shape inline first: every body, joint and frame of every load is
+    checked, and a call each cost more than the test."""
     return value.shape if type(value) is np.ndarray else np.shape(value)
+
+
+_POSE = (4, 4)
+_AXIS = (3,)
 
 
 def _not_a_pose(problem: _Problem, pose: Any, what: str, location: Location) -> None:
@@ -107,27 +114,28 @@ def _check_bodies(problem: _Problem, model: Model) -> bool:
     seen: set[str] = set()
     in_order = True
     for body in bodies.values():
-        if body.parent is not None and body.parent not in seen:
-            if body.parent not in bodies:
-                problem(f"body {body.name!r} names parent {body.parent!r}, which does not exist", body.location)
+        own, parent, pose = body.name, body.parent, body.pose
+        if parent is not None and parent not in seen:
+            if parent not in bodies:
+                problem(f"body {own!r} names parent {parent!r}, which does not exist", body.location)
             in_order = False
-        seen.add(body.name)
-        if body.parent is None and body.joints:
-            problem(f"the root body {body.name!r} lists joints {list(body.joints)} but has no parent", body.location)
-        if _shape(body.pose) != (4, 4):
-            _not_a_pose(problem, body.pose, f"the pose of body {body.name!r}", body.location)
+        seen.add(own)
+        if parent is None and body.joints:
+            problem(f"the root body {own!r} lists joints {list(body.joints)} but has no parent", body.location)
+        if not (type(pose) is np.ndarray and pose.shape == _POSE) and _shape(pose) != _POSE:
+            _not_a_pose(problem, pose, f"the pose of body {own!r}", body.location)
         for name in body.joints:
             joint = joints.get(name)
             if joint is None:
-                problem(f"body {body.name!r} names joint {name!r}, which does not exist", body.location)
+                problem(f"body {own!r} names joint {name!r}, which does not exist", body.location)
                 continue
             if name in listed:
-                problem(f"joint {name!r} is listed by both body {listed[name]!r} and body {body.name!r}", body.location)
-            listed[name] = body.name
-            if joint.child != body.name or joint.parent != body.parent:
+                problem(f"joint {name!r} is listed by both body {listed[name]!r} and body {own!r}", body.location)
+            listed[name] = own
+            if joint.child != own or joint.parent != parent:
                 problem(
-                    f"joint {name!r} connects {joint.parent!r} to {joint.child!r}, but body {body.name!r} "
-                    f"lists it and has parent {body.parent!r}",
+                    f"joint {name!r} connects {joint.parent!r} to {joint.child!r}, but body {own!r} "
+                    f"lists it and has parent {parent!r}",
                     joint.location,
                 )
     return in_order
@@ -148,12 +156,13 @@ def _check_joints(problem: _Problem, model: Model) -> None:
         if joint.parent not in bodies or joint.child not in bodies:
             end = joint.parent if joint.parent not in bodies else joint.child
             problem(f"joint {joint.name!r} names body {end!r}, which does not exist", joint.location)
-        if _shape(joint.origin) != (4, 4):
-            _not_a_pose(problem, joint.origin, f"the origin of joint {joint.name!r}", joint.location)
-        if joint.axis is not None and _shape(joint.axis) != (3,):
-            _not_an_axis(problem, joint, "axis", joint.axis)
-        if joint.axis2 is not None and _shape(joint.axis2) != (3,):
-            _not_an_axis(problem, joint, "axis2", joint.axis2)
+        origin, axis, axis2 = joint.origin, joint.axis, joint.axis2
+        if not (type(origin) is np.ndarray and origin.shape == _POSE) and _shape(origin) != _POSE:
+            _not_a_pose(problem, origin, f"the origin of joint {joint.name!r}", joint.location)
+        if axis is not None and not (type(axis) is np.ndarray and axis.shape == _AXIS) and _shape(axis) != _AXIS:
+            _not_an_axis(problem, joint, "axis", axis)
+        if axis2 is not None and not (type(axis2) is np.ndarray and axis2.shape == _AXIS) and _shape(axis2) != _AXIS:
+            _not_an_axis(problem, joint, "axis2", axis2)
 
 
 def _not_an_axis(problem: _Problem, joint: Joint, label: str, axis: Any) -> None:
