@@ -233,7 +233,9 @@ class _Plan:
         mults = mult.tolist()  # (list methods: fewer numpy calls, which is what compiling a small model costs)
         self.plain = mults.count(1.0) == len(mults) and not any(off.tolist())
         self.columns = max(src.tolist(), default=-1) + 1  # a vector shorter than this needs the 0 column
-        self._single = threading.local()  # a workspace per thread, reused call after call
+        # a workspace per thread, reused call after call: the thread-local made on first use (compiling a
+        # model needs none, and making one costs as much as a few numpy calls)
+        self._single: threading.local | None = None
         # Every joint value moves some pose through a sine or a product, and nothing refuses a value
         # on the way (as a ball joint's zero quaternion is): a value that is not finite then shows in
         # the poses, and one configuration's values need looking at only when the poses are not finite.
@@ -247,7 +249,15 @@ class _Plan:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
-        self._single = threading.local()
+        self._single = None
+
+    def workspaces(self) -> threading.local:
+        """This plan's per-thread workspaces, made on first use. Two threads that both find none may
+        each make one and one of them is kept: the other thread's workspace is then made again."""
+        single = self._single
+        if single is None:
+            single = self._single = threading.local()
+        return single
 
     @property
     def levels(self) -> list[tuple[slice, np.ndarray | slice]]:
@@ -497,8 +507,9 @@ class Kinematics:
             basis = bases
         else:
             basis = np.zeros((count, 4, 16))
-            if linear:
-                basis[linear] = bases
+            if linear:  # rows in a run (one-joint bodies before or after the others) take a slice's copy
+                run = linear[-1] - linear[0] == len(linear) - 1  # (rows increase: a run when they span no more)
+                basis[slice(linear[0], linear[-1] + 1) if run else linear] = bases
         return basis, np.array(src, dtype=int), np.array(mult, dtype=float), np.array(off, dtype=float), special
 
     def _resolve_followers(self, followers: list[Joint], joints: Mapping[str, Joint], source: dict[str, Any]) -> None:
@@ -874,12 +885,12 @@ def _workspace(plan: _Plan, n: int, nq: int) -> _BatchWorkspace:
     plan, so that what is kept is at most one chunk's worth."""
     kept = n * max(1, plan.count) <= _KEPT_ELEMENTS
     if kept:
-        work = getattr(plan._single, "batch", None)
+        work = getattr(plan.workspaces(), "batch", None)
         if work is not None and work.values.shape == (n, nq + 1):
             return work
     work = _BatchWorkspace(plan, n, nq, kept)
     if kept:
-        plan._single.batch = work
+        plan.workspaces().batch = work
     return work
 
 
@@ -975,9 +986,10 @@ def _evaluate_single(plan: _Plan, q: np.ndarray, out: np.ndarray) -> bool:
     only when not. (errstate as a decorator costs half what a `with` block does.)"""
     if not plan.shows_bad_values and not math_isfinite(np.add.reduce(q, None)):
         _check_values(q)
-    work = getattr(plan._single, "workspace", None)
+    single = plan._single or plan.workspaces()  # (the call only the first time)
+    work = getattr(single, "workspace", None)
     if work is None or len(work.values) != len(q) + 1:
-        work = plan._single.workspace = _OneWorkspace(plan, len(q))
+        work = single.workspace = _OneWorkspace(plan, len(q))
     value = work.value
     if plan.plain and plan.columns <= len(q):
         q.take(plan.src, out=value, mode="clip")  # (every column is in range: no check needed)
@@ -1272,11 +1284,14 @@ def _chain_terms(
     # the origins, the bodies' prefixes and their poses in one numpy call (each a view of it, laid out as
     # its own array would be: the products are the same)
     count = len(joints)
-    stack = np.array(
-        [*(j.origin for j in joints), *(prefix[body.name] for body in bodies), *(body.pose for body in bodies)],
-        dtype=float,
-    ).reshape(-1, 4, 4)
-    origins, prefixes, poses = stack[:count], stack[count : count + len(bodies)], stack[count + len(bodies) :]
+    ahead = [prefix[body.name] for body in bodies]
+    one = _shared(ahead)
+    ahead = ahead if one is None else [one]
+    stack = np.array([*(j.origin for j in joints), *(body.pose for body in bodies), *ahead], dtype=float).reshape(
+        -1, 4, 4
+    )
+    origins, poses = stack[:count], stack[count : count + len(bodies)]
+    prefixes = stack[count + len(bodies) :] if one is None else stack[count + len(bodies)]
     pres = origins @ undone
     posts = np.empty_like(origins)  # origin^-1, rigid: (R^T, -R^T t), as `invert_pose` makes it
     turned = origins[:, :3, :3].transpose(0, 2, 1)
@@ -1339,6 +1354,18 @@ _UNMOVED = [0.0, 0.0, 0.0]
 _UNIT_QUATERNION = [1.0, 0.0, 0.0, 0.0]
 
 
+def _shared(prefixes: Sequence[np.ndarray]) -> np.ndarray | None:
+    """The one prefix of all `prefixes` when they are one object, else None. Children of one static
+    body share its prefix (a car's wheels on its chassis): stacked once and broadcast, which
+    multiplies each matrix as the stacked copies did (numpy multiplies matrix by matrix either way),
+    without converting the same 4x4 again for each body."""
+    first = prefixes[0] if prefixes else None
+    for p in prefixes:
+        if p is not first:
+            return None
+    return first
+
+
 def _modest(axis: Any) -> bool:
     """Whether `axis` is a float 3-vector of finite entries small enough for K^2 to be finite."""
     if type(axis) is not np.ndarray or axis.dtype is not _FLOAT or axis.shape != (3,):
@@ -1380,10 +1407,17 @@ def _linear_bases(joints: Sequence[Joint], bodies: Sequence[Any], prefixes: Sequ
     k = powers[:, 0]
     kk = np.matmul(k, k, out=powers[:, 1])
     # the origins, the bodies' poses and, unless all are the identity, their prefixes, in one numpy call
-    # (each a view of it, laid out as its own array would be: the products are the same)
-    prefixed = any(p is not IDENTITY for p in prefixes)  # (URDF bodies below a moving one have none)
+    # (each a view of it, laid out as its own array would be: the products are the same); one prefix
+    # when all are one (those of the moving children of one static body: see `_shared`)
+    prefix = _shared(prefixes)
+    prefixed = prefix is not IDENTITY  # (URDF bodies below a moving one have none)
     stack = np.array(
-        [*(j.origin for j in joints), *(b.pose for b in bodies), *(prefixes if prefixed else ())], dtype=float
+        [
+            *(j.origin for j in joints),
+            *(b.pose for b in bodies),
+            *(prefixes if prefix is None else (prefix,) * prefixed),
+        ],
+        dtype=float,
     ).reshape(-1, 4, 4)
     origins, poses = stack[:count], stack[count : 2 * count]
     refs = [_reference_scalar(j) for j in joints]
@@ -1397,7 +1431,7 @@ def _linear_bases(joints: Sequence[Joint], bodies: Sequence[Any], prefixes: Sequ
     else:
         pre = origins
     if prefixed:
-        pre = stack[2 * count :] @ pre
+        pre = (stack[2 * count :] if prefix is None else stack[2 * count]) @ pre
     undo = np.zeros((count, 4, 4))  # origin^-1, rigid: (R^T, -R^T t)
     undo[:, :3, :3] = origins[:, :3, :3].transpose(0, 2, 1)
     np.negative((undo[:, :3, :3] @ origins[:, :3, 3:4])[..., 0], out=undo[:, :3, 3])
