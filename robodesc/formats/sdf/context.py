@@ -20,6 +20,7 @@ import numpy as np
 
 from ...core.diagnostics import Diagnostic, Severity
 from ...core.errors import Location, MalformedPose, did_you_mean, lazy_location
+from ...core.model import Limits
 from ...core.transforms import IDENTITY, pose_from_xyz_rpy
 from ..xml import Document, Element, LocatingValues
 from .desc import ModelDesc, Node, PoseRef, WorldDesc
@@ -115,6 +116,8 @@ class FileContext(LocatingValues):
         #: `child_double`'s plain numbers by the text as written (untrimmed: a hit costs no `text_of`): a
         #: robot writes the same radii, lengths and masses over and over
         self._plain_doubles: dict[str, float] = {}
+        #: a joint axis's limits by the (tag, text) of each child of its <limit> (`joints._limits`; read only)
+        self.plain_limits: dict[tuple[tuple[str, str | None], ...], Limits] = {}
 
     # -- where things are, what was noticed ------------------------------------------------
     def at(self, element: Element) -> Callable[[], Location]:

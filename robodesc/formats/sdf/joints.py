@@ -10,6 +10,7 @@ are in the model frame (`convert14`).
 from __future__ import annotations
 
 import math
+from operator import attrgetter
 
 import numpy as np
 
@@ -42,6 +43,7 @@ _DYNAMICS_TAGS = ("damping", "friction", "spring_reference", "spring_stiffness")
 _ONE_AXIS_OR_NONE = AXISLESS_JOINT_TYPES | ONE_AXIS_JOINT_TYPES  # the types whose <axis2> is ignored
 _ENDS = (("parent", "joint parent"), ("child", "joint child"))  # a joint's ends, as their errors name them
 _BOOL_TEXTS = ("true", "1", "false", "0")  # what `parse_bool` reads (lowered); it refuses anything else
+_TAG_AND_TEXT = attrgetter("tag", "text")
 
 
 def parse_joint(ctx: FileContext, element: Element, convert14: bool) -> JointDesc:
@@ -247,16 +249,31 @@ def _in_model_frame(ctx: FileContext, flag: Element | None, convert14: bool) -> 
 
 
 def _limits(ctx: FileContext, limit_el: Element | None) -> Limits:
-    """`<limit>`: a bound of magnitude 1e16 or more is none, as is a negative effort or velocity."""
-    lower, upper, effort, velocity = -_NO_LIMIT, _NO_LIMIT, -1.0, -1.0
-    if limit_el is not None:  # (stiffness and dissipation are read to be checked, as libsdformat does)
+    """`<limit>`: a bound of magnitude 1e16 or more is none, as is a negative effort or velocity.
+
+    Read once per (tag, text) of its children in the file (a robot's joints repeat the same few limits), and
+    shared by the axes of those texts: the builder reads it and makes each joint's own (`Builder._axis`)."""
+    if limit_el is None:
+        return _UNLIMITED
+    key = tuple(map(_TAG_AND_TEXT, limit_el))  # (what `child_doubles` reads of it; what fails is not kept)
+    limits = ctx.plain_limits.get(key)
+    if limits is None:  # (stiffness and dissipation are read to be checked, as libsdformat does)
         lower, upper, effort, velocity, _, _ = ctx.child_doubles(limit_el, _LIMIT_TAGS, _LIMIT_DEFAULTS, True)
+        limits = ctx.plain_limits[key] = _bounded(lower, upper, effort, velocity)
+    return limits
+
+
+def _bounded(lower: float, upper: float, effort: float, velocity: float) -> Limits:
     return Limits(
         lower=lower if abs(lower) < _NO_LIMIT else None,
         upper=upper if abs(upper) < _NO_LIMIT else None,
         velocity=velocity if 0 <= velocity < math.inf else None,
         effort=effort if 0 <= effort < math.inf else None,
     )
+
+
+#: An axis's limits without a <limit> (read only: shared by every such axis, see `_limits`)
+_UNLIMITED = _bounded(-_NO_LIMIT, _NO_LIMIT, -1.0, -1.0)
 
 
 def _dynamics(ctx: FileContext, dynamics_el: Element | None) -> Dynamics:
