@@ -43,7 +43,13 @@ def check_size(file: FileDesc) -> None:
     Sizes are worked out per parsed model (once, however often it is placed), children first,
     with a stack; the first model found too large is refused at its largest placed part."""
     limit = max_elements()
-    tops: list[ModelDesc | WorldDesc] = [*file.worlds, *([file.model] if file.model is not None else [])]
+    model = file.model
+    if model is not None and not model.models and not file.worlds:  # (most files: nothing placed, no stack)
+        total = _own(model)
+        if total > limit:
+            raise _too_large(_elements(f"model {model.name!r}", total, limit), model.location, model.name)
+        return
+    tops: list[ModelDesc | WorldDesc] = [*file.worlds, *([model] if model is not None else [])]
     sizes: dict[int, int] = {}
     for top in tops:
         stack: list[ModelDesc | WorldDesc] = [top]
