@@ -118,6 +118,9 @@ class FileContext(LocatingValues):
         self._plain_doubles: dict[str, float] = {}
         #: a joint axis's limits by the (tag, text) of each child of its <limit> (`joints._limits`; read only)
         self.plain_limits: dict[tuple[tuple[str, str | None], ...], Limits] = {}
+        #: a joint axis's direction and whether it is of unit length as written, by its <xyz>'s text as written
+        #: (`joints.parse_axis`; read only)
+        self.plain_axes: dict[str | None, tuple[np.ndarray, bool]] = {}
 
     # -- where things are, what was noticed ------------------------------------------------
     def at(self, element: Element) -> Callable[[], Location]:

@@ -193,30 +193,36 @@ def parse_axis(ctx: FileContext, element: Element, convert14: bool) -> tuple[Axi
                 mimic_el = child
         elif tag != "initial_position":  # (the one other child of an axis, not read)
             others.append(child)
-    x, y, z = 0.0, 0.0, 1.0
     expressed_in = ""
-    unit = True
+    xyz, unit = _DEFAULT_XYZ
     if xyz_el is not None:
-        x, y, z = ctx.floats_of(xyz_el, 3, "xyz")
-        unit = of_unit_length(x, y, z)
+        # the direction and whether it is of unit length, once per text as written in the file (a robot's axes
+        # repeat a few directions); only read by the builder, which makes each joint's own
+        written = xyz_el.text
+        found = ctx.plain_axes.get(written)
+        if found is None:
+            x, y, z = ctx.floats_of(xyz_el, 3, "xyz")
+            norm = math.hypot(x, y, z)  # neither overflows (1e200) nor underflows (1e-200) as a sum of squares would
+            if norm != 0.0:  # (float division, as numpy's: the same bits)
+                found = ctx.plain_axes[written] = (np.array([x / norm, y / norm, z / norm]), of_unit_length(x, y, z))
         written_in = xyz_el.get("expressed_in")
         if written_in is not None:  # (most axes have none: "" as read)
             expressed_in = reference(ctx, written_in, xyz_el, "//axis/xyz/@expressed_in")
         else:
             ctx.vetted.add(xyz_el)  # (an old file's lint looks at an <xyz> for @expressed_in alone)
-    norm = math.hypot(x, y, z)  # neither overflows (1e200) nor underflows (1e-200) as a sum of squares would
-    if norm == 0.0:
-        raise ctx.error(
-            InvalidValue,
-            xyz_el if xyz_el is not None else element,
-            "the norm of the axis xyz vector is zero",
-            "axis/xyz",
-            "give the axis direction, e.g. <xyz>0 0 1</xyz>",
-        )
+        if found is None:  # (refused after its expressed_in is read, as it always was)
+            raise ctx.error(
+                InvalidValue,
+                xyz_el,
+                "the norm of the axis xyz vector is zero",
+                "axis/xyz",
+                "give the axis direction, e.g. <xyz>0 0 1</xyz>",
+            )
+        xyz, unit = found
     if ctx.version <= (1, 6) and _in_model_frame(ctx, flag_el, convert14):
         expressed_in = "__model__"
     axis = AxisDesc(
-        xyz=np.array([x / norm, y / norm, z / norm]),  # (float division, as numpy's: the same bits)
+        xyz=xyz,
         expressed_in=expressed_in,
         limits=_limits(ctx, limit_el),
         dynamics=_dynamics(ctx, dynamics_el),
@@ -272,6 +278,9 @@ def _bounded(lower: float, upper: float, effort: float, velocity: float) -> Limi
     )
 
 
+#: An axis's direction without an <xyz> (0 0 1, of unit length; only read, see `parse_axis`)
+_DEFAULT_XYZ = (np.array([0.0, 0.0, 1.0]), True)
+_DEFAULT_XYZ[0].flags.writeable = False
 #: An axis's limits without a <limit> (read only: shared by every such axis, see `_limits`)
 _UNLIMITED = _bounded(-_NO_LIMIT, _NO_LIMIT, -1.0, -1.0)
 
