@@ -214,12 +214,16 @@ class _Plan:
         rows: int,
         batch_jumps: bool | None = None,
         every_value: bool = False,
+        lists: tuple[list[int], list[float], list[float], list[int]] | None = None,
     ) -> None:
         self.basis, self.src, self.mult, self.off, self.special = basis, src, mult, off, special
         self.parents = parents
         self.count = len(parents)
         self.direct, self.fixed, self.rows = direct, fixed, rows
-        self._depth = _depths(parents)
+        # src, mult, off and parents as lists, when the caller made the arrays from them (a compile
+        # already has them: no numpy conversions back)
+        src_list, mults, offs, parent_list = lists or (src.tolist(), mult.tolist(), off.tolist(), parents.tolist())
+        self._depth = _depths(parent_list)
         self._levels: list[tuple[slice, np.ndarray | slice]] | None = None
         self._jumps: list[tuple[int, np.ndarray]] | None = None
         # A pass over a chunk costs about as much as 64 numpy calls: a deep tree (a long chain) is
@@ -230,9 +234,9 @@ class _Plan:
         self.batch_jumps = deepest + 1 > 64 * max(1, jumps) if batch_jumps is None else batch_jumps
         self._kernel: tuple | None = None
         # one configuration: the columns read as they are when no joint is a mimic or held at 0
-        mults = mult.tolist()  # (list methods: fewer numpy calls, which is what compiling a small model costs)
-        self.plain = mults.count(1.0) == len(mults) and not any(off.tolist())
-        self.columns = max(src.tolist(), default=-1) + 1  # a vector shorter than this needs the 0 column
+        # (list methods: fewer numpy calls, which is what compiling a small model costs)
+        self.plain = mults.count(1.0) == len(mults) and not any(offs)
+        self.columns = max(src_list, default=-1) + 1  # a vector shorter than this needs the 0 column
         # a workspace per thread, reused call after call: the thread-local made on first use (compiling a
         # model needs none, and making one costs as much as a few numpy calls)
         self._single: threading.local | None = None
@@ -295,11 +299,11 @@ class _Plan:
         return self._kernel
 
 
-def _depths(parents: np.ndarray) -> list[int]:
+def _depths(parents: list[int]) -> list[int]:
     """The depth of each moving body (parents come first, so one pass)."""
     none = len(parents)
     depth: list[int] = []
-    for p in parents.tolist():
+    for p in parents:
         depth.append(depth[p] + 1 if p != none else 0)
     return depth
 
@@ -388,18 +392,19 @@ class Kinematics:
         anchors = [position.get(anchor[b.name], none) for b in static]
         anchors += [position[f.body] if moving_joints[f.body] else position.get(anchor[f.body], none) for f in frames]
         fixed_anchor = np.array(anchors, dtype=int)
-        parents = np.array([position.get(anchor[b.name], none) for b in moving], dtype=int)
+        parents = [position.get(anchor[b.name], none) for b in moving]
         self._plan = _Plan(
             basis,
-            src,
-            mult,
-            off,
+            np.array(src, dtype=int),
+            np.array(mult, dtype=float),
+            np.array(off, dtype=float),
             special,
-            parents,
+            np.array(parents, dtype=int),
             (slice(0, count), slice(0, count)),
             (slice(count, len(self.names)), fixed_anchor, fixed_pose),
             len(self.names),
             every_value=True,
+            lists=(src, mult, off, parents),
         )
         self._plans: OrderedDict[tuple, tuple[_Plan, list[str], dict[str, int], dict[str, int]]] = OrderedDict()
         self._lock = threading.Lock()
@@ -475,10 +480,11 @@ class Kinematics:
         moving_joints: Mapping[str, list[Joint]],
         prefix: Mapping[str, np.ndarray],
         source: Mapping[str, Any],
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list]:
+    ) -> tuple[np.ndarray, list[int], list[float], list[float], list]:
         """Moving bodies: four coefficient matrices of their local pose (prefix folded in), or the
-        terms of a chain of joints ("special"). The one-joint bodies, nearly all, are compiled
-        together in a few batched numpy calls (see `_linear_bases`)."""
+        terms of a chain of joints ("special"), and each one's value source (column, multiplier,
+        offset), as lists. The one-joint bodies, nearly all, are compiled together in a few batched
+        numpy calls (see `_linear_bases`)."""
         count = len(moving)
         src = [self.nq] * count  # column nq of the extended values is always 0
         mult = [0.0] * count
@@ -510,7 +516,7 @@ class Kinematics:
             if linear:  # rows in a run (one-joint bodies before or after the others) take a slice's copy
                 run = linear[-1] - linear[0] == len(linear) - 1  # (rows increase: a run when they span no more)
                 basis[slice(linear[0], linear[-1] + 1) if run else linear] = bases
-        return basis, np.array(src, dtype=int), np.array(mult, dtype=float), np.array(off, dtype=float), special
+        return basis, src, mult, off, special
 
     def _resolve_followers(self, followers: list[Joint], joints: Mapping[str, Joint], source: dict[str, Any]) -> None:
         """Adds to `source`, which says where the value of each joint that takes its own comes from,
