@@ -1276,10 +1276,12 @@ def _chain_terms(
     undone: np.ndarray  # M(ref)^-1
     shifts = [_rest_shift(joint) for joint in joints]
     if None not in shifts:  # as usual: M(ref) is a translation (or I), bit for bit, and so is its inverse
-        undone = np.empty((len(joints), 4, 4))
-        undone[:] = IDENTITY
         if any(shift is not _UNMOVED for shift in shifts):
+            undone = np.empty((len(joints), 4, 4))
+            undone[:] = IDENTITY
             undone[:, :3, 3] = [[0.0 - v for v in shift] for shift in shifts if shift is not None]
+        else:  # all I (a car's wheels): one, broadcast in the product, which numpy makes matrix by matrix as before
+            undone = IDENTITY
     elif len(of_type) == 1:  # joints of one type: their motions as they come
         undone = np.linalg.inv(at_reference(joints[0].type, joints))
     else:
