@@ -1403,7 +1403,9 @@ def _linear_bases(joints: Sequence[Joint], bodies: Sequence[Any], prefixes: Sequ
     t = np.zeros((count, 3))  # T: the translation per unit value
     # sliders and screws are rare: most models skip their numpy calls
     if JointType.PRISMATIC in kinds:
-        prismatic = np.array([kind is JointType.PRISMATIC for kind in kinds], dtype=bool)
+        rows = [m for m, kind in enumerate(kinds) if kind is JointType.PRISMATIC]
+        # a run of rows (a model's sliders listed together) as a slice: a view, where a mask or a list copies
+        prismatic = slice(rows[0], rows[-1] + 1) if rows[-1] - rows[0] == len(rows) - 1 else rows
         signed[prismatic] = 0.0  # (a slider turns nothing: K = 0)
         t[prismatic] = axes[prismatic]
     if JointType.SCREW in kinds:
