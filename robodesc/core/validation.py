@@ -49,7 +49,7 @@ def validate_structure(model: Model, origin: str | None = None) -> None:
                 "attach it to an existing body",
             )
         pose = frame.pose
-        if not (type(pose) is np.ndarray and pose.shape == _POSE) and _shape(pose) != _POSE:
+        if not (type(pose) is np.ndarray and pose.shape == _POSE) and np.shape(pose) != _POSE:
             _not_a_pose(problem, pose, f"the pose of frame {frame.name!r}", frame.location)
     if not in_order:
         _order_parents_first(problem, model)
@@ -81,19 +81,15 @@ def _check_mapping(problem: _Problem, what: str, mapping: Any, kind: type) -> No
             problem(f"model.{what}[{key!r}] holds an item named {value.name!r}", value.location)
 
 
-def _shape(value: Any) -> tuple[int, ...]:
-    """`np.shape(value)`; an array's own shape read directly (np.shape converts its argument first).
-    Callers test an array's shape inline first: every body, joint and frame of every load is
-    checked, and a call each cost more than the test."""
-    return value.shape if type(value) is np.ndarray else np.shape(value)
-
-
+#: The shapes of a pose and an axis. Callers test an array's own shape inline and ask `np.shape` (which
+#: converts its argument first) only of what is not an array: every body, joint and frame of every load is
+#: checked, and a call each cost more than the test
 _POSE = (4, 4)
 _AXIS = (3,)
 
 
 def _not_a_pose(problem: _Problem, pose: Any, what: str, location: Location) -> None:
-    """Refuse `pose`, whose `_shape` is not (4, 4) (the caller checks, so that `what` is worded only then)."""
+    """Refuse `pose`, whose shape is not (4, 4) (the caller checks, so that `what` is worded only then)."""
     problem(f"{what} has shape {np.shape(pose)}, not (4, 4)", location)
 
 
@@ -122,7 +118,7 @@ def _check_bodies(problem: _Problem, model: Model) -> bool:
         seen.add(own)
         if parent is None and body.joints:
             problem(f"the root body {own!r} lists joints {list(body.joints)} but has no parent", body.location)
-        if not (type(pose) is np.ndarray and pose.shape == _POSE) and _shape(pose) != _POSE:
+        if not (type(pose) is np.ndarray and pose.shape == _POSE) and np.shape(pose) != _POSE:
             _not_a_pose(problem, pose, f"the pose of body {own!r}", body.location)
         for name in body.joints:
             joint = joints.get(name)
@@ -157,11 +153,11 @@ def _check_joints(problem: _Problem, model: Model) -> None:
             end = joint.parent if joint.parent not in bodies else joint.child
             problem(f"joint {joint.name!r} names body {end!r}, which does not exist", joint.location)
         origin, axis, axis2 = joint.origin, joint.axis, joint.axis2
-        if not (type(origin) is np.ndarray and origin.shape == _POSE) and _shape(origin) != _POSE:
+        if not (type(origin) is np.ndarray and origin.shape == _POSE) and np.shape(origin) != _POSE:
             _not_a_pose(problem, origin, f"the origin of joint {joint.name!r}", joint.location)
-        if axis is not None and not (type(axis) is np.ndarray and axis.shape == _AXIS) and _shape(axis) != _AXIS:
+        if axis is not None and not (type(axis) is np.ndarray and axis.shape == _AXIS) and np.shape(axis) != _AXIS:
             _not_an_axis(problem, joint, "axis", axis)
-        if axis2 is not None and not (type(axis2) is np.ndarray and axis2.shape == _AXIS) and _shape(axis2) != _AXIS:
+        if axis2 is not None and not (type(axis2) is np.ndarray and axis2.shape == _AXIS) and np.shape(axis2) != _AXIS:
             _not_an_axis(problem, joint, "axis2", axis2)
 
 

@@ -36,6 +36,7 @@ from .spec import (
     is_custom,
 )
 from .values import (
+    first_children,
     parse_bool,
     parse_finite,
     parse_floats,
@@ -225,10 +226,7 @@ class FileContext(LocatingValues):
         one pass when every child written holds a plain, finite number (an inertia's moments, a limit's
         bounds); otherwise child by child, so that the first fault is the one reported."""
         if len(element) < len(tags):  # (a limit's two bounds of six: one pass over them costs less than six finds)
-            first: dict[str, Element] = {}
-            for node in element:
-                first.setdefault(node.tag, node)
-            children = list(map(first.get, tags))
+            children = list(map(first_children(element).get, tags))
         else:
             children = list(map(element.find, tags))
         values = plain_finites([child.text for child in children if child is not None])
@@ -274,14 +272,8 @@ class FileContext(LocatingValues):
     # -- poses -----------------------------------------------------------------------------
     def pose_element(self, element: Element) -> PoseRef:
         """A `<pose>` as a frame graph places it: its value, the frame it is in, where it is written."""
-        # (`pose_value` and `kept_at`, written out: two calls less for each pose of a link, joint, model, ...)
-        value, relative_to, text = self._read_pose(element)
-        if isinstance(value, list):
-            matrix = self._plain_matrices.get(text)
-            if matrix is None:
-                matrix = self._plain_matrices[text] = pose_from_xyz_rpy(value[:3], value[3:])
-            value = matrix.copy()  # (each pose an array of its own)
-        return PoseRef(value, relative_to, partial(lazy_location, self.source, self.document, element))
+        matrix, relative_to = self.pose_value(element)
+        return PoseRef(matrix, relative_to, self.kept_at(element))
 
     def pose_value(self, element: Element) -> tuple[np.ndarray, str]:
         """A `<pose>`'s (matrix, relative_to), checked as libsdformat checks it: for a reader that needs

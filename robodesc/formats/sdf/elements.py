@@ -221,13 +221,11 @@ def parse_link(ctx: FileContext, element: Element) -> LinkDesc:
 _ALL_DEFAULTS = ("mass", "inertia")  # what libsdformat fills in of a link without an <inertial>
 
 
-def _inertial_defaults(inertial_el: Element | None) -> tuple[str, ...]:
+def _inertial_defaults(inertial_el: Element) -> tuple[str, ...]:
     """What of a link's mass properties libsdformat fills in with its defaults (mass 1, inertia identity).
 
     Nothing for `<inertial auto="true">`: the computed values (or the auto-inertia warning) stand.
     """
-    if inertial_el is None:
-        return _ALL_DEFAULTS
     if (inertial_el.get("auto") or "").strip().lower() in ("true", "1"):
         return ()
     # (told by two tests, not a generator per link: most inertials give both)

@@ -34,7 +34,7 @@ from ..xml import Element
 from .context import FileContext
 from .desc import Node
 from .spec import SHADER_TYPES
-from .values import parse_bool, parse_color, parse_double, text_of
+from .values import first_children, parse_bool, parse_color, parse_double, text_of
 
 
 def read_shape(ctx: FileContext, element: Element, kind: str) -> tuple[Shape, dict]:
@@ -102,9 +102,9 @@ def read_geometry(ctx: FileContext, element: Element) -> tuple[Geometry, dict]:
     if len(element) == 1:  # (most: one shape, read without a pass to rank the children)
         only = element[0]
         reader = _READERS.get(only.tag)  # (an element's, or a comment's, which is no shape)
-        if reader is not None and reader is not _polyline:
+        if reader is not None:
             ctx.vetted.add(element)  # (its one child a shape: the lint's say of a <geometry> is about several or none)
-            return reader(ctx, only)
+            return _polyline(ctx, element) if reader is _polyline else reader(ctx, only)
     shape_el, first = None, len(SHAPE_PRECEDENCE)
     for child in element:  # the first child of the earliest kind
         rank = _PRECEDENCE.get(child.tag, first)
@@ -114,8 +114,6 @@ def read_geometry(ctx: FileContext, element: Element) -> tuple[Geometry, dict]:
         for child in element:
             ctx.unknown(child)
         return Geometry(), {}
-    if len(element) == 1:  # its one child a shape: the lint's say of a <geometry> is about several or none
-        ctx.vetted.add(element)
     if shape_el.tag == "polyline":
         return _polyline(ctx, element)
     return _READERS[shape_el.tag](ctx, shape_el)
@@ -289,10 +287,9 @@ _READERS = {
 }
 
 
-#: The colors of a `<material>`, in the order they are read (and checked), and every child `read_material` reads
+#: The colors of a `<material>`, in the order they are read (and checked)
 _COLOR_TAGS = ("ambient", "diffuse", "specular", "emissive")
 _COLORS = frozenset(_COLOR_TAGS)
-_MATERIAL_READ = frozenset((*_COLOR_TAGS, "script", "shader", "pbr"))
 
 
 def read_material(ctx: FileContext, element: Element) -> Material:
@@ -302,12 +299,7 @@ def read_material(ctx: FileContext, element: Element) -> Material:
     and a normal-map shader without a `<normal_map>`.
     """
     material = Material()
-    # the first child of each tag read, found in one pass (seven finds cost more: most materials have one child)
-    first: dict[str, Element] = {}
-    for node in element:
-        tag = node.tag
-        if tag in _MATERIAL_READ and tag not in first:
-            first[tag] = node
+    first = first_children(element)  # (seven finds cost more: most materials have one child)
     if not _COLORS.isdisjoint(first):
         colors: dict[str, list[float] | np.ndarray] = {}  # each color read, to be checked; an array made of one
         for tag in _COLOR_TAGS:

@@ -82,6 +82,15 @@ def text_of(element) -> str:
     return text.strip(_BLANKS) if text else ""
 
 
+def first_children(element) -> dict:
+    """The first child of each tag, by tag, in one pass over the children: what `find` gives per tag, for a
+    reader that asks of several tags (most elements have fewer children than the tags looked for)."""
+    first: dict = {}
+    for child in element:
+        first.setdefault(child.tag, child)
+    return first
+
+
 def _fail(kind: type, message: str, where: Where, construct: str, suggestion: str):
     return kind(message, location=where(), construct=construct, suggestion=suggestion)
 
