@@ -202,6 +202,15 @@ def test_an_included_model_is_parsed_once_per_load(monkeypatch):
     assert_close(model.forward_kinematics()["arm_199::upper"], translation(199, 0, 1))
 
 
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-16", "utf-16-le"])
+def test_includes_are_found_in_any_encoding(encoding):
+    # a file whose bytes hold no "<include" is not searched for includes; in UTF-16 the bytes spell the tag
+    # otherwise, and its includes must still be found
+    text = '<sdf version="1.9"><world name="w"><include><uri>model://arm</uri></include></world></sdf>'
+    model = robodesc.loads(text.encode(encoding), format="sdf", base_dir=DATA, search_paths=[MODELS])
+    assert {"arm::base", "arm::upper"} <= set(model.bodies)
+
+
 def test_a_top_level_include_is_the_file_s_model():
     text = '<sdf version="1.9"><include><uri>model://gripper</uri><name>hand</name></include></sdf>'
     model = robodesc.loads(text, format="sdf", search_paths=[MODELS])

@@ -261,6 +261,15 @@ class Document:
             self._lines = {id(el): line for el, line in zip(self._elements, lines)}
         return self._lines.get(id(element))
 
+    def may_hold(self, tag: bytes) -> bool:
+        """Whether the file may hold an element named `tag`: False when its bytes hold no start tag of that
+        name, so that a reader can skip a walk over every element for one that most files lack (an SDF
+        <include>). A file in UTF-16 spells its tags in other bytes: it may hold any."""
+        data = self._data.data
+        if not isinstance(data, bytes) or data[:2] in (b"\xfe\xff", b"\xff\xfe") or b"\x00" in data[:4]:
+            return True
+        return b"<" + tag in data
+
     def pin_parents(self) -> None:
         """Record every element's parent now, so that element paths stay those of the file as written
         when a reader later moves elements (MJCF splices included files into the including tree)."""

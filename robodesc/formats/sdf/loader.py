@@ -152,7 +152,9 @@ class Loader:
     def _includes(self, document: Document, base_dirs: list[str]) -> list[tuple[tuple[str, str | None], Location]]:
         """(file key, where its <uri> is) of each `<include>` in `document` that names a file; an
         include that does not is skipped here and reported by the parser where it meets it."""
-        found = []
+        found: list[tuple[tuple[str, str | None], Location]] = []
+        if not document.may_hold(b"include"):
+            return found
         for include in document.root.iter("include"):
             uri_el = include.find("uri")
             uri = text_of(uri_el) if uri_el is not None else ""
