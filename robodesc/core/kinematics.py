@@ -39,7 +39,7 @@ from .errors import (
     did_you_mean,
 )
 from .model import JOINT_DOF, JointType
-from .transforms import IDENTITY, skew
+from .transforms import IDENTITY, skew, stacked
 
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
@@ -373,7 +373,7 @@ class Kinematics:
             # the prefixes and poses of the held bodies, then the frames' poses, in one numpy call (each part
             # a view of it, laid out as its own array would be: the products are the same)
             h, r = len(held), len(resting)
-            stack = _stacked(
+            stack = stacked(
                 [
                     *(prefix[b.name] for b in held),
                     *(b.pose for b in held),
@@ -1180,11 +1180,6 @@ if hasattr(os, "register_at_fork"):  # (POSIX)
     os.register_at_fork(after_in_child=_forget_pool)
 
 
-def _stacked(poses: Sequence[Any]) -> np.ndarray:
-    """4x4 poses (arrays or nested sequences) as one (n, 4, 4) float array, n = 0 included."""
-    return np.array(poses, dtype=float).reshape(-1, 4, 4)
-
-
 def _by_depth(bodies: list) -> list:
     """Bodies sorted by tree depth (stable); an error if a body's parent is missing or later."""
     depth: dict[str, int] = {}
@@ -1295,9 +1290,7 @@ def _chain_terms(
     ahead = [prefix[body.name] for body in bodies]
     one = _shared(ahead)
     ahead = ahead if one is None else [one]
-    stack = np.array([*(j.origin for j in joints), *(body.pose for body in bodies), *ahead], dtype=float).reshape(
-        -1, 4, 4
-    )
+    stack = stacked([*(j.origin for j in joints), *(body.pose for body in bodies), *ahead])
     origins, poses = stack[:count], stack[count : count + len(bodies)]
     prefixes = stack[count + len(bodies) :] if one is None else stack[count + len(bodies)]
     pres = origins @ undone
@@ -1395,7 +1388,7 @@ def _linear_bases(joints: Sequence[Joint], bodies: Sequence[Any], prefixes: Sequ
     count = len(joints)
     if not count:
         return np.zeros((0, 4, 16))
-    axes = np.array([j.axis for j in joints], dtype=float).reshape(count, 3)
+    axes = stacked([j.axis for j in joints], (3,))
     kinds = [j.type for j in joints]
     signed = np.zeros((count, 7))  # the axis, its negation and a zero: what K's entries are picked from
     signed[:, :3] = axes
@@ -1421,14 +1414,13 @@ def _linear_bases(joints: Sequence[Joint], bodies: Sequence[Any], prefixes: Sequ
     # when all are one (those of the moving children of one static body: see `_shared`)
     prefix = _shared(prefixes)
     prefixed = prefix is not IDENTITY  # (URDF bodies below a moving one have none)
-    stack = np.array(
+    stack = stacked(
         [
             *(j.origin for j in joints),
             *(b.pose for b in bodies),
             *(prefixes if prefix is None else (prefix,) * prefixed),
-        ],
-        dtype=float,
-    ).reshape(-1, 4, 4)
+        ]
+    )
     origins, poses = stack[:count], stack[count : 2 * count]
     refs = [_reference_scalar(j) for j in joints]
     if any(refs):  # M(ref)^-1 is the identity for every joint at 0, as nearly all are: no inverse then

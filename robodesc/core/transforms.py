@@ -189,6 +189,17 @@ def invert_pose(pose: np.ndarray) -> np.ndarray:
     return inv
 
 
+def stacked(arrays: Sequence[Any], shape: tuple[int, ...] = (4, 4)) -> np.ndarray:
+    """Arrays of one shape (poses, axes) as one float array of shape (n, *shape), n = 0 included.
+
+    Their numbers are copied end to end by one `np.concatenate`: the bits `np.array(arrays, dtype=float)`
+    gives, without its look into each array as a nested sequence, which costs three times as much for a
+    robot's poses (compiling kinematics and checking a model stack every pose of every load)."""
+    if not len(arrays):
+        return np.empty((0, *shape))
+    return np.concatenate(arrays, dtype=float).reshape(-1, *shape)
+
+
 def invert_poses(poses: np.ndarray) -> np.ndarray:
     """`invert_pose` of each of a stack (n, 4, 4) of rigid poses, bit for bit: the same transposes and
     products, in two numpy calls for the whole stack instead of several per pose."""

@@ -21,6 +21,7 @@ import numpy as np
 
 from .errors import InvalidTree, InvalidValue, Location
 from .model import Body, Frame, Joint, JointType, Model
+from .transforms import stacked
 
 
 def validate_structure(model: Model, origin: str | None = None) -> None:
@@ -238,13 +239,15 @@ def _bounded(model: Model) -> bool:
     bodies = list(model.bodies.values())
     frames = list(model.frames.values())
     joints = list(model.joints.values())
-    poses = _stacked([body.pose for body in bodies] + [frame.pose for frame in frames] + [j.origin for j in joints])
-    axes = _stacked([j.axis for j in joints if j.axis is not None] + [j.axis2 for j in joints if j.axis2 is not None])
+    poses = stacked([body.pose for body in bodies] + [frame.pose for frame in frames] + [j.origin for j in joints])
+    axes = stacked(
+        [j.axis for j in joints if j.axis is not None] + [j.axis2 for j in joints if j.axis2 is not None], (3,)
+    )
     if not (np.isfinite(poses).all() and np.isfinite(axes).all()):
         return False
     count = len(bodies)
-    # the largest coordinate of each body's and frame's offset (poses is flat: row 4k + r of pose k)
-    largest = np.abs(poses.reshape(-1, 4, 4)[: count + len(frames), :3, 3]).max(axis=1, initial=0.0).tolist()
+    # the largest coordinate of each body's and frame's offset
+    largest = np.abs(poses[: count + len(frames), :3, 3]).max(axis=1, initial=0.0).tolist()
     reach, frame_reach = largest[:count], largest[count:]
     index = {body.name: i for i, body in enumerate(bodies)}
     for i, body in enumerate(bodies):  # parents first: a body's bound adds its offset to its parent's
@@ -256,11 +259,6 @@ def _bounded(model: Model) -> bool:
         if at is not None and not math.isfinite(3.0 * (reach[at] + offset)):
             return False
     return math.isfinite(3.0 * sum(reach))  # each bound is >= 0: their sum is finite only if all are
-
-
-def _stacked(arrays: list[Any]) -> np.ndarray:
-    """`arrays` (poses or axes) end to end in one float array: one numpy call, not one per array."""
-    return np.concatenate(arrays, dtype=float) if arrays else np.empty(0)
 
 
 def _not_finite(what: str, location: Location) -> None:
