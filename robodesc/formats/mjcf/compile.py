@@ -23,7 +23,15 @@ from ...core.diagnostics import Diagnostic, Severity
 from ...core.errors import InvalidValue, UnresolvedReference, did_you_mean
 from ...core.inertia import PRIMITIVES
 from ...core.model import Body, Inertial, JointType, Model
-from ...core.transforms import IDENTITY, invert_pose, make_pose, matrix_to_quat, quat_to_matrix
+from ...core.transforms import (
+    IDENTITY,
+    invert_pose,
+    make_pose,
+    matrix_to_quat,
+    quat_to_entries,
+    quat_to_matrix,
+    stacked,
+)
 from . import inertia as mass_properties
 from .mujoco_math import MJ_MINVAL
 from .records import BodySpec, Compiler, GeomSpec, JointSpec, MassPart, ModelSpec, Principal
@@ -150,7 +158,8 @@ def _store_inertials(model: Model, bodies: dict[str, _MassBody]) -> None:
     the same BLAS call per body as a matmul of each alone (the same bits), without two matmuls, a
     diagonal matrix and a centre-of-mass copy per body: each body's inertia and centre of mass are
     views of one array of the load's."""
-    found: list[tuple[Body, float, np.ndarray]] = []  # (body, mass, rotation), in the order checked
+    found: list[tuple[Body, float]] = []  # (body, mass), in the order checked
+    rotations: list[float] = []  # the entries of each body's rotation, row by row (`quat_to_matrix`'s)
     positions: list[np.ndarray] = []
     moments: list[np.ndarray] = []
     finite = math.isfinite  # on the arrays' numbers: np.isfinite(...).all(), without two ufunc calls
@@ -165,19 +174,20 @@ def _store_inertials(model: Model, bodies: dict[str, _MassBody]) -> None:
                     construct=name,
                     suggestion="check the masses, densities, sizes and positions of the body's geoms",
                 )
-            found.append((body, p.mass, quat_to_matrix(p.quat)))
+            found.append((body, p.mass))
+            rotations += quat_to_entries(p.quat)
             positions.append(p.pos)
             moments.append(p.moments)
     if not found:
         return
     count = len(found)
-    rotations = np.array([rotation for _, _, rotation in found])
+    turns = np.array(rotations).reshape(count, 3, 3)
     diagonals = np.zeros((count, 9))  # np.diag of each body's moments, row by row
-    diagonals[:, ::4] = moments
+    diagonals[:, ::4] = stacked(moments, (3,))
     diagonals.shape = (count, 3, 3)
-    inertias = rotations @ diagonals @ rotations.transpose(0, 2, 1)
-    coms = np.array(positions)
-    for index, (body, mass, _) in enumerate(found):
+    inertias = turns @ diagonals @ turns.transpose(0, 2, 1)
+    coms = stacked(positions, (3,))
+    for index, (body, mass) in enumerate(found):
         body.inertial = Inertial(mass, coms[index], inertias[index])
 
 
