@@ -76,7 +76,12 @@ class Builder:
         self._wanted: list[tuple[Body | Joint | Frame, str, str, np.ndarray]] = []
         #: full name -> (the full name of the model it is declared in (None: the top), its scope, its name there)
         self._homes: dict[str, tuple[str | None, Scope, str]] = {}
-        self._placed: set[int] = set()  # parsed records the model already holds (`_first_placement`)
+        #: ids of the parsed records the model already holds. A model included several times is parsed once, so
+        #: its links' shapes and inertials and its joints' dynamics are placed once per instance. The first
+        #: instance may take them (the parsed records belong to no model); every later one takes a copy that
+        #: shares nothing changeable (`unshared_copy`), so that a caller changing one instance's record in place
+        #: changes no other instance's. (Tested inline where a record is placed: a call per record cost as much.)
+        self._placed: set[int] = set()
         #: whether every pose and axis the model holds is finite and no world pose can overflow (`_express`):
         #: the reader composes the poses to find the one that does (`check_finite_poses`) only when False
         self.poses_bounded = True
@@ -311,7 +316,7 @@ class Builder:
         link = item.desc
         inertial = link.inertial
         com, inertia = inertial.com, inertial.inertia
-        placed = self._placed  # (`_first_placement`, inline: a call per record cost as much as the test)
+        placed = self._placed  # (see `_placed`)
         if id(inertial) in placed:
             com, inertia = com.copy(), inertia.copy()
         else:
@@ -345,7 +350,7 @@ class Builder:
         return body
 
     def _placed_shapes(self, shapes: list) -> list:
-        """A link's visuals or collisions as a body holds them: each taken or copied (`_first_placement`)."""
+        """A link's visuals or collisions as a body holds them: each taken or copied (see `_placed`)."""
         placed = self._placed
         taken = []
         for shape in shapes:
@@ -355,18 +360,6 @@ class Builder:
                 placed.add(id(shape))
             taken.append(shape)
         return taken
-
-    def _first_placement(self, record: object) -> bool:
-        """Whether a parsed record is placed in the model for the first time.
-
-        A model included several times is parsed once, so its links' shapes and inertials and its joints'
-        dynamics are placed once per instance. The first instance may take them (the parsed records belong to
-        no model); every later one takes a copy that shares nothing changeable (`unshared_copy`), so that
-        a caller changing one instance's record in place changes no other instance's."""
-        if id(record) in self._placed:
-            return False
-        self._placed.add(id(record))
-        return True
 
     def _shape_poses(self, item: _Item[LinkDesc], body: Body, model: Model) -> None:
         """Visuals and collisions whose pose names a frame (SDF 1.7+): re-expressed in the link frame.
@@ -526,7 +519,11 @@ class Builder:
             limits = Limits(None, None, given.velocity, given.effort)
         else:
             limits = Limits(given.lower, given.upper, given.velocity, given.effort)
-        dynamics = axis.dynamics if self._first_placement(axis.dynamics) else copy(axis.dynamics)
+        dynamics = axis.dynamics
+        if id(dynamics) in self._placed:  # (see `_placed`)
+            dynamics = copy(dynamics)
+        else:
+            self._placed.add(id(dynamics))
         return direction, limits, dynamics
 
     def _axes(self, item: _Item[JointDesc], joint: Joint, frame_pose: np.ndarray) -> None:
