@@ -50,6 +50,12 @@ class _Item(Generic[_D]):
     top_level: bool = True  # in the file's top model, a model of the world, or the world itself
 
 
+def _stacked(poses: list[np.ndarray]) -> np.ndarray:
+    """`np.array(poses)` of 4x4 float poses (read only): their bytes joined, which costs numpy less than a
+    look at each array's shape and type."""
+    return np.frombuffer(b"".join(map(np.ndarray.tobytes, poses))).reshape(len(poses), 4, 4)
+
+
 def _sdf(extras: dict) -> dict:
     """What the SDF reader keeps in `extras["sdf"]` (empty for a shape of an included URDF file)."""
     return extras.get("sdf") or {}
@@ -70,7 +76,12 @@ class Builder:
         self._wanted: list[tuple[Body | Joint | Frame, str, str, np.ndarray]] = []
         #: full name -> (the full name of the model it is declared in (None: the top), its scope, its name there)
         self._homes: dict[str, tuple[str | None, Scope, str]] = {}
-        self._placed: set[int] = set()  # parsed records the model already holds (`_first_placement`)
+        #: ids of the parsed records the model already holds. A model included several times is parsed once, so
+        #: its links' shapes and inertials and its joints' dynamics are placed once per instance. The first
+        #: instance may take them (the parsed records belong to no model); every later one takes a copy that
+        #: shares nothing changeable (`unshared_copy`), so that a caller changing one instance's record in place
+        #: changes no other instance's. (Tested inline where a record is placed: a call per record cost as much.)
+        self._placed: set[int] = set()
         #: whether every pose and axis the model holds is finite and no world pose can overflow (`_express`):
         #: the reader composes the poses to find the one that does (`check_finite_poses`) only when False
         self.poses_bounded = True
@@ -120,7 +131,10 @@ class Builder:
             return found
         home = self._homes.get(full)
         if home is not None and home[0] is None:  # declared in the top model or world (most frames)
-            found = self._world_poses[full] = times(self.top_pose, home[1].local_pose(home[2]))
+            found = home[1].local_pose(home[2])
+            if self.top_pose is not IDENTITY:  # (most top models sit at the origin: `times` would give `found`)
+                found = times(self.top_pose, found)
+            self._world_poses[full] = found
             return found
         chain = []
         name: str | None = full
@@ -184,9 +198,10 @@ class Builder:
             expressed += 0.0
             total = float(np.abs(expressed).sum())
         if not math.isfinite(total):
-            worlds = np.array([self.pose(body) if body != "world" else IDENTITY for body in rows])
+            world_poses = self._world_poses  # (every body `in_body` was asked for is resolved and kept there)
+            worlds = _stacked([world_poses[body] if body != "world" else IDENTITY for body in rows])
             # (`take`: the rows a fancy index picks, which reads the list of rows at half the cost)
-            expressed = invert_poses(worlds).take(inverse_rows, 0) @ np.array(poses)
+            expressed = invert_poses(worlds).take(inverse_rows, 0) @ _stacked(poses)
             total = float(np.abs(expressed).sum()) if self._finite_axes else math.inf
         self.poses_bounded = self._finite_axes and math.isfinite(4.0 * total)
         for (record, field, _, _), row in zip(wanted, made):
@@ -288,13 +303,11 @@ class Builder:
         for link in self.links:
             bodies[link.full] = self._body(link, model)
         built: dict[str, Joint] = {}
-        ends: dict[str, tuple[str, str, np.ndarray]] = {}
         for item in self.joints:
-            joint, frame_pose = self._joint(item, model)
+            joint = self._joint(item, model)
             built[joint.name] = joint
-            ends[joint.name] = (joint.parent, joint.child, frame_pose)
         self._check_mimics(model, built, self.mimic_locations)
-        self._tree(model, bodies, built, ends, self.links)
+        self._tree(model, bodies, built, self.links)
         for frame in self.frames:
             self._frame(model, frame)
         self._express()
@@ -303,40 +316,50 @@ class Builder:
         link = item.desc
         inertial = link.inertial
         com, inertia = inertial.com, inertial.inertia
-        if not self._first_placement(inertial):
+        placed = self._placed  # (see `_placed`)
+        if id(inertial) in placed:
             com, inertia = com.copy(), inertia.copy()
+        else:
+            placed.add(id(inertial))
         sdf: dict = {"model": item.model}
+        # (positional: a record's keywords are matched one by one, which cost a large model's build more than
+        # the records' own work) the pose is IDENTITY (read only) until `_tree` places every body
         body = Body(
-            name=item.full,
-            pose=IDENTITY,  # (read only) replaced by `_tree`, which places every body, as it sets body.floating
-            inertial=Inertial(mass=inertial.mass, com=com, inertia=inertia),
-            visuals=[s if self._first_placement(s) else unshared_copy(s) for s in link.visuals],
-            collisions=[s if self._first_placement(s) else unshared_copy(s) for s in link.collisions],
-            static=item.static,
-            location=link.location,
-            extras={"sdf": sdf},
+            item.full,
+            None,  # parent: set by `_tree`, with the joints and the pose
+            (),
+            IDENTITY,
+            Inertial(inertial.mass, com, inertia),
+            self._placed_shapes(link.visuals) if link.visuals else [],
+            self._placed_shapes(link.collisions) if link.collisions else [],
+            item.static,
+            False,  # floating: set by `_tree`
+            link.location,
+            {"sdf": sdf},
         )
-        if link.properties.get("inertial_defaults"):  # mass and/or inertia not given: libsdformat's defaults
-            sdf["inertial_defaults"] = link.properties["inertial_defaults"]
+        properties = link.properties
+        if properties:  # (most links note none)
+            if properties.get("inertial_defaults"):  # mass and/or inertia not given: libsdformat's defaults
+                sdf["inertial_defaults"] = properties["inertial_defaults"]
+            if properties.get("inertial_kept"):  # <auto_inertia_params>, <fluid_added_mass>, ... of the inertial
+                sdf["inertial_xml"] = [node.extra(item.full) for node in properties["inertial_kept"]]
         if link.kept:
             body.extras["xml"] = [node.extra(item.full) for node in link.kept]
-        if link.properties.get("inertial_kept"):  # <auto_inertia_params>, <fluid_added_mass>, ... of the inertial
-            sdf["inertial_xml"] = [node.extra(item.full) for node in link.properties["inertial_kept"]]
         if link.shape_frames:
             self._shape_poses(item, body, model)
         return body
 
-    def _first_placement(self, record: object) -> bool:
-        """Whether a parsed record is placed in the model for the first time.
-
-        A model included several times is parsed once, so its links' shapes and inertials and its joints'
-        dynamics are placed once per instance. The first instance may take them (the parsed records belong to
-        no model); every later one takes a copy that shares nothing changeable (`unshared_copy`), so that
-        a caller changing one instance's record in place changes no other instance's."""
-        if id(record) in self._placed:
-            return False
-        self._placed.add(id(record))
-        return True
+    def _placed_shapes(self, shapes: list) -> list:
+        """A link's visuals or collisions as a body holds them: each taken or copied (see `_placed`)."""
+        placed = self._placed
+        taken = []
+        for shape in shapes:
+            if id(shape) in placed:
+                shape = unshared_copy(shape)
+            else:
+                placed.add(id(shape))
+            taken.append(shape)
+        return taken
 
     def _shape_poses(self, item: _Item[LinkDesc], body: Body, model: Model) -> None:
         """Visuals and collisions whose pose names a frame (SDF 1.7+): re-expressed in the link frame.
@@ -367,37 +390,47 @@ class Builder:
                 shapes[index] = placed = copy(shape)
                 placed.pose = invert_pose(link_pose) @ self.pose(full) @ shape.pose
 
-    def _joint(self, item: _Item[JointDesc], model: Model) -> tuple[Joint, np.ndarray]:
-        """The joint between the links its ends resolve to, and its frame's world pose."""
+    def _joint(self, item: _Item[JointDesc], model: Model) -> Joint:
+        """The joint between the links its ends resolve to."""
         desc = item.desc
         parent, child = self._joint_ends(item)
         frame_pose = self.pose(item.full)
-        origin = IDENTITY  # (read only) replaced by the joint origin `in_body` works out
+        origin = IDENTITY  # (read only) replaced by the joint origin `_express` works out
         extras = {"sdf": dict(desc.properties)} if desc.properties else {}
-        if desc.axis is None:  # the model's default axis, limits and dynamics
+        axis = desc.axis
+        if axis is None:  # the model's default axis, limits and dynamics
             joint = Joint(
                 item.full, desc.type, parent, child, origin, pitch=desc.pitch, location=desc.location, extras=extras
             )
-        else:  # given to the joint as it is made, not made as defaults and replaced
-            axis, limits, dynamics = self._axis(item, desc.axis, frame_pose)
+        else:  # given to the joint as it is made (positionally, see `_body`), not made as defaults and replaced
+            direction, limits, dynamics = self._axis(item, axis, frame_pose)
             joint = Joint(
                 item.full,
                 desc.type,
                 parent,
                 child,
                 origin,
-                axis,
-                limits=limits,
-                dynamics=dynamics,
-                pitch=desc.pitch,
-                location=desc.location,
-                extras=extras,
+                direction,
+                None,  # axis2: set by `_axes`
+                limits,
+                None,  # limits2: set by `_axes` or `_default_axes`
+                dynamics,
+                None,  # mimic: set by `_axes`
+                0.0,  # reference
+                desc.pitch,
+                desc.location,
+                extras,
             )
-        self.in_body(joint, "origin", parent, frame_pose)
+        # `in_body(joint, "origin", parent, frame_pose)`, inline (a call per joint)
+        if parent != "world" and parent not in self._world_poses:
+            self.pose(parent)
+        self._wanted.append((joint, "origin", parent, frame_pose))
         if desc.kept:
             joint.extras["xml"] = [node.extra(item.full) for node in desc.kept]
-        self._axes(item, joint, frame_pose)
-        self._default_axes(item, joint, model)
+        if desc.axis2 is not None or (axis is not None and axis.mimic is not None):  # (few joints)
+            self._axes(item, joint, frame_pose)
+        if axis is None or desc.type in _TWO_AXES:  # (most joints are given every axis their type needs)
+            self._default_axes(item, joint, model)
         if desc.gearbox is not None:
             ratio, reference_body = desc.gearbox
             model.constraints.append(
@@ -409,21 +442,29 @@ class Builder:
                     location=desc.location,
                 )
             )
-        return joint, frame_pose
+        return joint
 
     def _joint_ends(self, item: _Item[JointDesc]) -> tuple[str, str]:
-        """(parent body, child body): the links the joint's `<parent>` and `<child>` are attached to."""
+        """(parent body, child body): the links the joint's `<parent>` and `<child>` are attached to.
+
+        A link of the top model or world (most joints' ends) is its own body: what `_end_body` finds, without
+        a call per end."""
         desc = item.desc
         where = desc.location
-        parent_at, child_at = desc.parent_at or where, desc.child_at or where
-        parent = "world"
-        if desc.parent != "world":
-            parent = self._end_body(item, desc.parent, "parent", parent_at)
-        child = self._end_body(item, desc.child, "child", child_at)
+        local = item.scope.local if not item.prefix else None  # (the item's scope is then the top scope)
+        parent = desc.parent
+        if parent != "world":
+            vertex = local.get(parent) if local is not None else None
+            if vertex is None or vertex.kind != "link":
+                parent = self._end_body(item, parent, "parent", desc.parent_at or where)
+        child = desc.child
+        vertex = local.get(child) if local is not None else None
+        if vertex is None or vertex.kind != "link":
+            child = self._end_body(item, child, "child", desc.child_at or where)
         if child == "world":
             raise InvalidTree(
                 f"the child {desc.child!r} of joint {item.full!r} resolves to the world",
-                location=located(child_at),
+                location=located(desc.child_at or where),
                 construct=desc.child,
                 suggestion="a joint's child must be (or be attached to) a link that is not static",
             )
@@ -478,7 +519,11 @@ class Builder:
             limits = Limits(None, None, given.velocity, given.effort)
         else:
             limits = Limits(given.lower, given.upper, given.velocity, given.effort)
-        dynamics = axis.dynamics if self._first_placement(axis.dynamics) else copy(axis.dynamics)
+        dynamics = axis.dynamics
+        if id(dynamics) in self._placed:  # (see `_placed`)
+            dynamics = copy(dynamics)
+        else:
+            self._placed.add(id(dynamics))
         return direction, limits, dynamics
 
     def _axes(self, item: _Item[JointDesc], joint: Joint, frame_pose: np.ndarray) -> None:
@@ -561,29 +606,27 @@ class Builder:
         model: Model,
         bodies: dict[str, Body],
         joints: dict[str, Joint],
-        ends: dict[str, tuple[str, str, np.ndarray]],
         links: list[_Item[LinkDesc]],
     ) -> None:
         """Parents before children, the first parent joint of each link (gearboxes last) in the tree."""
         incoming: dict[str, list[str]] = {}
-        outgoing: dict[str, list[str]] = {}
-        gearboxes = [name for name, joint in joints.items() if joint.type is JointType.GEARBOX]
-        order = [name for name, joint in joints.items() if joint.type is not JointType.GEARBOX] + gearboxes
-        for name in order:
-            parent, child, _ = ends[name]
-            incoming.setdefault(child, []).append(name)
-            outgoing.setdefault(parent, []).append(name)
-        assigned: dict[str, str | None] = {}  # link -> tree joint (None: hangs from the world)
+        outgoing: dict[str, list[Joint]] = {}
+        gearboxes = [joint for joint in joints.values() if joint.type is JointType.GEARBOX]
+        order = [joint for joint in joints.values() if joint.type is not JointType.GEARBOX] + gearboxes
+        for joint in order:
+            incoming.setdefault(joint.child, []).append(joint.name)
+            outgoing.setdefault(joint.parent, []).append(joint)
+        assigned: dict[str, Joint | None] = {}  # link -> tree joint (None: hangs from the world)
         queue: deque[str] = deque(["world"])
         sequence: list[str] = []
 
         def visit(start: deque[str]) -> None:
             while start:
                 node = start.popleft()
-                for jname in outgoing.get(node, ()):
-                    child = ends[jname][1]
+                for joint in outgoing.get(node, ()):
+                    child = joint.child
                     if child not in assigned:
-                        assigned[child] = jname
+                        assigned[child] = joint
                         sequence.append(child)
                         start.append(child)
 
@@ -605,14 +648,27 @@ class Builder:
                     item.desc.location,
                     "give the model a link that no joint moves",
                 )
+        world_poses = self._world_poses
+        wanted = self._wanted
         for name in sequence:
             body = bodies[name]
-            jname = assigned[name]
-            parent = ends[jname][0] if jname is not None else "world"
-            body.parent = parent
-            body.floating = jname is None and not body.static
-            self.in_body(body, "pose", parent, self.pose(name))  # (every link is in `sequence`: every link resolves)
-            body.joints = (jname,) if jname is not None else ()
+            tree_joint = assigned[name]
+            if tree_joint is not None:
+                jname = tree_joint.name
+                body.parent = parent = tree_joint.parent
+                body.joints = (jname,)
+            else:
+                jname = None
+                body.parent = parent = "world"
+                body.floating = not body.static
+            # `in_body(body, "pose", parent, self.pose(name))`, inline (every link is in `sequence`: every link
+            # resolves; its parent, a link of the tree already placed here, was resolved with its joint)
+            pose = world_poses.get(name)
+            if pose is None:
+                pose = self.pose(name)
+            if parent != "world" and parent not in world_poses:
+                self.pose(parent)
+            wanted.append((body, "pose", parent, pose))
             parents = incoming.get(name, ())
             if len(parents) > 1 or (parents and parents[0] != jname):  # a joint closes a loop here (few links)
                 loops = [j for j in parents if j != jname]
@@ -628,8 +684,7 @@ class Builder:
                     "robodesc keeps a tree; use loop joints as constraints",
                 )
             model.bodies[name] = body
-        for name in joints:
-            model.joints[name] = joints[name]
+        model.joints.update(joints)
 
     def _frame(self, model: Model, item: _Item[FrameDesc]) -> None:
         desc = item.desc

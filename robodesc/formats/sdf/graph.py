@@ -121,33 +121,32 @@ class Scope:
         self._attached: dict[tuple[str, bool | None], tuple] = {}
         default_frame_parent = self.root
         # names are unique per scope (the parser renames or rejects collisions); keep the first
+        # (the vertices of links and joints, one per element of a large model, with positional fields: a
+        # record's keywords are matched one by one)
         add = self.local.setdefault
+        root = self.root
         if isinstance(desc, ModelDesc):
             for link in desc.links:
-                add(
-                    link.name,
-                    Vertex(
-                        "link",
-                        link.name,
-                        link.pose.matrix,
-                        link.pose.relative_to or self.root,
-                        None,
-                        link.location,
-                        pose_location=link.pose.location,
-                    ),
+                pose = link.pose
+                vertex = Vertex(
+                    "link", link.name, pose.matrix, pose.relative_to or root, None, link.location, None, pose.location
                 )
+                add(link.name, vertex)
         for joint in desc.joints:
+            pose = joint.pose
+            child = joint.child
             add(
                 joint.name,
                 Vertex(
                     "joint",
                     joint.name,
-                    joint.pose.matrix,
-                    joint.pose.relative_to or joint.child,
-                    joint.child,
+                    pose.matrix,
+                    pose.relative_to or child,
+                    child,
                     joint.location,
-                    pose_location=joint.pose.location,
-                    end_at=joint.child_at,
+                    None,  # instance
+                    pose.location,
+                    joint.child_at,
                 ),
             )
         for frame in desc.frames:
