@@ -200,6 +200,13 @@ def stacked(arrays: Sequence[Any], shape: tuple[int, ...] = (4, 4)) -> np.ndarra
     return np.concatenate(arrays, dtype=float).reshape(-1, *shape)
 
 
+def float_poses_stacked(poses: Sequence[np.ndarray]) -> np.ndarray:
+    """`stacked(poses)` of 4x4 float64 arrays only, read only: their bytes joined, half the cost of
+    `np.concatenate`, for a reader stacking poses it made itself. (Another dtype would be misread:
+    `stacked` takes any.)"""
+    return np.frombuffer(b"".join(map(np.ndarray.tobytes, poses))).reshape(len(poses), 4, 4)
+
+
 def invert_poses(poses: np.ndarray) -> np.ndarray:
     """`invert_pose` of each of a stack (n, 4, 4) of rigid poses, bit for bit: the same transposes and
     products, in two numpy calls for the whole stack instead of several per pose."""

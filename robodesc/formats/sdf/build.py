@@ -25,7 +25,7 @@ from ...core.diagnostics import Severity
 from ...core.errors import InvalidTree, Location, UnresolvedReference, did_you_mean
 from ...core.model import Body, Constraint, Dynamics, Frame, Inertial, Joint, JointType, Limits, Mimic, Model
 from ...core.record import unshared_copy
-from ...core.transforms import IDENTITY, invert_pose, invert_poses
+from ...core.transforms import IDENTITY, float_poses_stacked, invert_pose, invert_poses
 from .desc import AxisDesc, FileDesc, FrameDesc, JointDesc, LinkDesc, ModelDesc, Node, Where, located
 from .graph import Scope, is_identity, scope_of, times, turns_nothing
 
@@ -48,12 +48,6 @@ class _Item(Generic[_D]):
     static: bool
     model: str | None  # the scoped name of the model it belongs to (None: the top model or the world)
     top_level: bool = True  # in the file's top model, a model of the world, or the world itself
-
-
-def _stacked(poses: list[np.ndarray]) -> np.ndarray:
-    """`np.array(poses)` of 4x4 float poses (read only): their bytes joined, which costs numpy less than a
-    look at each array's shape and type."""
-    return np.frombuffer(b"".join(map(np.ndarray.tobytes, poses))).reshape(len(poses), 4, 4)
 
 
 def _sdf(extras: dict) -> dict:
@@ -199,9 +193,9 @@ class Builder:
             total = float(np.abs(expressed).sum())
         if not math.isfinite(total):
             world_poses = self._world_poses  # (every body `in_body` was asked for is resolved and kept there)
-            worlds = _stacked([world_poses[body] if body != "world" else IDENTITY for body in rows])
+            worlds = float_poses_stacked([world_poses[body] if body != "world" else IDENTITY for body in rows])
             # (`take`: the rows a fancy index picks, which reads the list of rows at half the cost)
-            expressed = invert_poses(worlds).take(inverse_rows, 0) @ _stacked(poses)
+            expressed = invert_poses(worlds).take(inverse_rows, 0) @ float_poses_stacked(poses)
             total = float(np.abs(expressed).sum()) if self._finite_axes else math.inf
         self.poses_bounded = self._finite_axes and math.isfinite(4.0 * total)
         for (record, field, _, _), row in zip(wanted, made):
