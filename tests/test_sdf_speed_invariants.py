@@ -199,3 +199,21 @@ def test_numbers_of_one_text_are_read_once_and_every_element_gets_its_own_array(
     with pytest.raises(RobodescError) as error:
         robodesc.loads(text.format(visual.format("v1") + bad), format="sdf")
     assert error.value.location.line == 1 and "size" in error.value.location.element
+
+
+def test_inertias_of_one_text_are_read_once_each_link_a_tensor_of_its_own():
+    """An <inertia> is read once per (tag, text) of its children in the file (`FileContext.plain_inertias`): each
+    link still holds a tensor of its own, the tensor read alone, and a link of that text whose mass is negative
+    is refused as it would be alone."""
+    inertial = "<inertial><mass>{}</mass><inertia><ixx>0.5</ixx><iyy>0.5</iyy><izz>-0</izz></inertia></inertial>"
+    link = '<link name="{}">{}</link>'
+    text = '<sdf version="1.12"><model name="m">{}</model></sdf>'
+    model = robodesc.loads(text.format(link.format("a", inertial.format(1)) + link.format("b", inertial.format(2))))
+    first, second = model.bodies["a"].inertial, model.bodies["b"].inertial
+    alone = robodesc.loads(text.format(link.format("a", inertial.format(1)))).bodies["a"].inertial
+    assert first.inertia is not second.inertia and first.inertia.flags.writeable
+    assert first.inertia.tobytes() == second.inertia.tobytes() == alone.inertia.tobytes()
+    first.inertia[0, 0] = 9.0
+    assert second.inertia[0, 0] == 0.5
+    with pytest.raises(RobodescError, match="invalid inertia"):
+        robodesc.loads(text.format(link.format("a", inertial.format(1)) + link.format("b", inertial.format(-1))))

@@ -117,6 +117,9 @@ class FileContext(LocatingValues):
         #: `child_double`'s plain numbers by the text as written (untrimmed: a hit costs no `text_of`): a
         #: robot writes the same radii, lengths and masses over and over
         self._plain_doubles: dict[str, float] = {}
+        #: an <inertia>'s tensor (read only) and what is told of it, by the (tag, text) of each of its children; None
+        #: for no <inertia> (`elements.parse_inertial`)
+        self.plain_inertias: dict[tuple[tuple[str, str | None], ...] | None, tuple[np.ndarray, bool, bool]] = {}
         #: a joint axis's limits by the (tag, text) of each child of its <limit> (`joints._limits`; read only)
         self.plain_limits: dict[tuple[tuple[str, str | None], ...], Limits] = {}
         #: a joint axis's direction and whether it is of unit length as written, by its <xyz>'s text as written

@@ -23,10 +23,10 @@ from .context import FileContext
 from .desc import FrameDesc, InertialDesc, Instance, LinkDesc, ModelDesc, Node, WorldDesc
 from .geometry import read_shape
 from .includes import include
-from .inertia import combine, is_valid_mass_matrix, solid
+from .inertia import clearly_valid_moments, combine, is_valid_mass_matrix, solid
 from .joints import parse_joint
 from .names import check_model_names, check_world_names, duplicate, name_of, reference
-from .values import parse_bool
+from .values import TAG_AND_TEXT, parse_bool
 
 _LINK_NAMED = ("visual", "collision", "sensor", "light")  # children of a link that need unique names
 
@@ -237,6 +237,9 @@ def _inertial_defaults(inertial_el: Element) -> tuple[str, ...]:
 #: The moments of an `<inertia>`, in the order they are read, and libsdformat's default for each.
 _MOMENTS = ("ixx", "iyy", "izz", "ixy", "ixz", "iyz")
 _UNIT_MOMENTS = (1.0, 1.0, 1.0, 0.0, 0.0, 0.0)
+#: The centre of mass of an inertial without a <pose> (read only: each such inertial gets a copy)
+_AT_ORIGIN = np.zeros(3)
+_AT_ORIGIN.flags.writeable = False
 
 
 def parse_inertial(ctx: FileContext, element: Element, link_name: str, solids: list) -> InertialDesc:
@@ -255,15 +258,17 @@ def parse_inertial(ctx: FileContext, element: Element, link_name: str, solids: l
             inertia = inertia * (mass / total)
             total = mass
         return InertialDesc(total, com, inertia)
+    # the tensor read once per (tag, text) of the <inertia>'s children in the file (a robot's links repeat a few
+    # inertias: TIAGo's 130 are 30 texts), shared (read only) by the links of those texts; what fails is not kept
     inertia_el = element.find("inertia")
-    values: tuple[float, ...] = _UNIT_MOMENTS
-    if inertia_el is not None:
-        values = tuple(ctx.child_doubles(inertia_el, _MOMENTS, _UNIT_MOMENTS))
-    ixx, iyy, izz, ixy, ixz, iyz = values
-    tensor = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
-    # (a plain pose's numbers are finite; a matrix is tested with a third of np.isfinite's cost)
-    finite_pose = not isinstance(pose, np.ndarray) or all(map(math.isfinite, pose.ravel().tolist()))
-    if not (math.isfinite(mass) and all(map(math.isfinite, values)) and finite_pose):
+    key = None if inertia_el is None else tuple(map(TAG_AND_TEXT, inertia_el))
+    moments = ctx.plain_inertias.get(key)
+    if moments is None:
+        moments = ctx.plain_inertias[key] = _moments(ctx, inertia_el)
+    tensor, clearly_valid, negative_zero = moments
+    # the mass and moments are finite as read (`child_double` refuses what is not); a plain pose's numbers are
+    # too, and a matrix is tested with a third of np.isfinite's cost
+    if isinstance(pose, np.ndarray) and not all(map(math.isfinite, pose.ravel().tolist())):
         raise ctx.error(
             InvalidValue,
             element,
@@ -271,7 +276,7 @@ def parse_inertial(ctx: FileContext, element: Element, link_name: str, solids: l
             "inertial",
             "give finite numbers for mass and inertia",
         )
-    if not is_valid_mass_matrix(mass, tensor):
+    if not (clearly_valid and mass >= 0) and not is_valid_mass_matrix(mass, tensor):
         raise ctx.error(
             InvalidValue,
             element,
@@ -284,24 +289,36 @@ def parse_inertial(ctx: FileContext, element: Element, link_name: str, solids: l
     # the tensor as written: each entry of the products is that entry plus products with zeros. Unless
     # an entry is -0.0, which such a sum makes +0.0 (or not, depending on the signs of the others).
     if pose is None:
-        if not _has_negative_zero(values):
-            return InertialDesc(mass, np.zeros(3), tensor)
+        if not negative_zero:
+            return InertialDesc(mass, _AT_ORIGIN.copy(), tensor.copy())
         pose = IDENTITY  # (only read)
     elif isinstance(pose, list):  # a plain pose: one that turns nothing only moves the centre of mass
-        if not any(pose[3:]) and not _has_negative_zero(values):  # (angles of +-0.0 turn by the identity)
-            return InertialDesc(mass, np.array(pose[:3]), tensor)
+        if not any(pose[3:]) and not negative_zero:  # (angles of +-0.0 turn by the identity)
+            return InertialDesc(mass, np.array(pose[:3]), tensor.copy())
         pose = pose_from_xyz_rpy(pose[:3], pose[3:])
     rotation = pose[:3, :3]
-    if rotation.tolist() == _UNTURNED_ROWS and not _has_negative_zero(values):  # (== takes -0.0 for 0.0)
-        return InertialDesc(mass, pose[:3, 3].copy(), tensor)
+    if rotation.tolist() == _UNTURNED_ROWS and not negative_zero:  # (== takes -0.0 for 0.0)
+        return InertialDesc(mass, pose[:3, 3].copy(), tensor.copy())
     return InertialDesc(mass, pose[:3, 3].copy(), rotation @ tensor @ rotation.T)
+
+
+def _moments(ctx: FileContext, inertia_el: Element | None) -> tuple[np.ndarray, bool, bool]:
+    """The tensor of an `<inertia>` (None: libsdformat's default, the unit tensor), read only; whether it is valid
+    with any mass that is not negative (`inertia.clearly_valid_moments`: else each link's mass matrix is tested);
+    whether an entry is -0.0."""
+    values = _UNIT_MOMENTS if inertia_el is None else ctx.child_doubles(inertia_el, _MOMENTS, _UNIT_MOMENTS)
+    ixx, iyy, izz, ixy, ixz, iyz = values
+    # (one flat sequence, reshaped: numpy reads nested ones row by row, each a sequence to measure)
+    tensor = np.array((ixx, ixy, ixz, ixy, iyy, iyz, ixz, iyz, izz)).reshape(3, 3)
+    tensor.flags.writeable = False
+    return tensor, clearly_valid_moments(ixx, iyy, izz, ixy, ixz, iyz), _has_negative_zero(values)
 
 
 #: The rows of a rotation that turns nothing, as `tolist` gives them
 _UNTURNED_ROWS = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
 
 
-def _has_negative_zero(values: tuple[float, ...]) -> bool:
+def _has_negative_zero(values: tuple[float, ...] | list[float]) -> bool:
     """Whether one of `values` is -0.0, which turning a tensor by the identity makes +0.0 (or not,
     depending on the signs of the other moments): the one case where the product is not the tensor."""
     # (copysign tells -0.0 from 0.0, == does not; asked of the zeros only, not by repr of every value)

@@ -56,11 +56,17 @@ def _clearly_valid(mass: float, inertia: np.ndarray) -> bool:
     passes whatever its rounding. The zero tensor (of either sign in each entry) is valid there too: its
     tolerance is 0, and its minors, determinant and moments are all zero. Other boundary cases (a flat
     plate's Izz = Ixx + Iyy) fall through to the exact test, so verdicts are the same as `_is_valid` alone."""
-    if not (mass >= 0) or not isinstance(inertia, np.ndarray) or inertia.shape != (3, 3):
+    if not isinstance(inertia, np.ndarray) or inertia.shape != (3, 3):
         return False
     (xx, xy, xz), (yx, yy, yz), (zx, zy, zz) = inertia.tolist()
     if xy != yx or xz != zx or yz != zy:
         return False
+    return mass >= 0 and clearly_valid_moments(xx, yy, zz, xy, xz, yz)
+
+
+def clearly_valid_moments(xx: float, yy: float, zz: float, xy: float, xz: float, yz: float) -> bool:
+    """`_clearly_valid` of the symmetric tensor of these moments with any mass that is not negative (the one
+    test of the mass), for a reader that holds them as floats (an `<inertia>`'s, whose verdict its links share)."""
     if xx == yy == zz == xy == xz == yz == 0.0:  # a massless or point-mass link's zero tensor (common)
         return True  # (every test of `_is_valid` is then 0 >= 0)
     axy, axz, ayz = abs(xy), abs(xz), abs(yz)

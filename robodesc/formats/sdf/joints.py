@@ -10,7 +10,6 @@ are in the model frame (`convert14`).
 from __future__ import annotations
 
 import math
-from operator import attrgetter
 
 import numpy as np
 
@@ -21,7 +20,7 @@ from .context import FileContext
 from .desc import AxisDesc, JointDesc, Node
 from .names import duplicate, name_of, reference
 from .spec import AXISLESS_JOINT_TYPES, JOINT_TYPE_NAMES, ONE_AXIS_JOINT_TYPES
-from .values import of_unit_length, parse_bool, text_of
+from .values import TAG_AND_TEXT, of_unit_length, parse_bool, text_of
 
 _JOINT_TYPES = {name: JointType(name) for name in JOINT_TYPE_NAMES}
 _TRUE_TEXTS = ("true", "True", "TRUE", "1")  # what the 1.6 -> 1.7 converter maps for use_parent_model_frame
@@ -43,7 +42,6 @@ _DYNAMICS_TAGS = ("damping", "friction", "spring_reference", "spring_stiffness")
 _ONE_AXIS_OR_NONE = AXISLESS_JOINT_TYPES | ONE_AXIS_JOINT_TYPES  # the types whose <axis2> is ignored
 _ENDS = (("parent", "joint parent"), ("child", "joint child"))  # a joint's ends, as their errors name them
 _BOOL_TEXTS = ("true", "1", "false", "0")  # what `parse_bool` reads (lowered); it refuses anything else
-_TAG_AND_TEXT = attrgetter("tag", "text")
 
 
 def parse_joint(ctx: FileContext, element: Element, convert14: bool) -> JointDesc:
@@ -261,7 +259,7 @@ def _limits(ctx: FileContext, limit_el: Element | None) -> Limits:
     shared by the axes of those texts: the builder reads it and makes each joint's own (`Builder._axis`)."""
     if limit_el is None:
         return _UNLIMITED
-    key = tuple(map(_TAG_AND_TEXT, limit_el))  # (what `child_doubles` reads of it; what fails is not kept)
+    key = tuple(map(TAG_AND_TEXT, limit_el))  # (what `child_doubles` reads of it; what fails is not kept)
     limits = ctx.plain_limits.get(key)
     if limits is None:  # (stiffness and dissipation are read to be checked, as libsdformat does)
         lower, upper, effort, velocity, _, _ = ctx.child_doubles(limit_el, _LIMIT_TAGS, _LIMIT_DEFAULTS, True)

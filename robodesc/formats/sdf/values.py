@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
+from operator import attrgetter
 
 import numpy as np
 
@@ -80,6 +81,11 @@ def text_of(element) -> str:
     """The element's text with surrounding blanks removed (libsdformat trims every value)."""
     text = element.text
     return text.strip(_BLANKS) if text else ""
+
+
+#: The (tag, text) of an element: of its children, the key of a reader's table of what it read once per such
+#: texts in a file (an inertia's moments, a joint's limits)
+TAG_AND_TEXT = attrgetter("tag", "text")
 
 
 def first_children(element) -> dict:
