@@ -193,8 +193,8 @@ def stacked(arrays: Sequence[Any], shape: tuple[int, ...] = (4, 4)) -> np.ndarra
     """Arrays of one shape (poses, axes) as one float array of shape (n, *shape), n = 0 included.
 
     Their numbers are copied end to end by one `np.concatenate`: the bits `np.array(arrays, dtype=float)`
-    gives, without its look into each array as a nested sequence, which costs three times as much for a
-    robot's poses (compiling kinematics and checking a model stack every pose of every load)."""
+    gives, without its look into each array as a nested sequence, which costs 1.4 to 2.5 times as much for
+    200 poses (compiling kinematics and checking a model stack every pose of every load)."""
     if not len(arrays):
         return np.empty((0, *shape))
     return np.concatenate(arrays, dtype=float).reshape(-1, *shape)
