@@ -349,16 +349,13 @@ class FileContext(LocatingValues):
                 self.vetted.add(element)
         return values, relative_to, written
 
-    def pose_of(self, element: Element, where: Location | None = None) -> PoseRef:
-        """The element's `<pose>` (identity, in its default frame, when it has none, located at the element:
-        `where`, when the caller has made that location already)."""
-        pose_el = element.find("pose")
-        if pose_el is None:
-            return PoseRef(IDENTITY.copy(), "", where or self.where(element))
-        return self.pose_element(pose_el)
+    def pose_of(self, element: Element, where: Location) -> PoseRef:
+        """The `<pose>` of an element located at `where` (identity, in its default frame, located there, when it
+        has none)."""
+        return self.pose_in(element.find("pose"), where)
 
     def pose_in(self, pose_el: Element | None, where: Location) -> PoseRef:
-        """`pose_of` an element located at `where` whose `<pose>` (or None) the caller has found already."""
+        """`pose_of`, for a caller that has found the element's `<pose>` (or None) already."""
         if pose_el is None:
             return PoseRef(IDENTITY.copy(), "", where)
         return self.pose_element(pose_el)
