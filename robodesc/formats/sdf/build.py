@@ -441,8 +441,8 @@ class Builder:
     def _joint_ends(self, item: _Item[JointDesc]) -> tuple[str, str]:
         """(parent body, child body): the links the joint's `<parent>` and `<child>` are attached to.
 
-        A link of the top model or world (most joints' ends) is its own body: what `_end_body` finds, without
-        a call per end."""
+        A link of the top model or world (most joints' ends) is its own body: what `attached_body(full_path(...))`
+        finds, without the lookups."""
         desc = item.desc
         where = desc.location
         local = item.scope.local if not item.prefix else None  # (the item's scope is then the top scope)
@@ -450,11 +450,11 @@ class Builder:
         if parent != "world":
             vertex = local.get(parent) if local is not None else None
             if vertex is None or vertex.kind != "link":
-                parent = self._end_body(item, parent, "parent", desc.parent_at or where)
+                parent = self.attached_body(self.full_path(item, parent, "parent", desc.parent_at or where))
         child = desc.child
         vertex = local.get(child) if local is not None else None
         if vertex is None or vertex.kind != "link":
-            child = self._end_body(item, child, "child", desc.child_at or where)
+            child = self.attached_body(self.full_path(item, child, "child", desc.child_at or where))
         if child == "world":
             raise InvalidTree(
                 f"the child {desc.child!r} of joint {item.full!r} resolves to the world",
@@ -471,15 +471,6 @@ class Builder:
                 suggestion="connect two different links",
             )
         return parent, child
-
-    def _end_body(self, item: _Item[JointDesc], ref: str, what: str, location: Location | Where) -> str:
-        """The body a joint's `<parent>` or `<child>` is attached to. A link of the top model or world (most
-        joints' ends) is its own body: what `attached_body(full_path(...))` finds, without the lookups."""
-        if not item.prefix:  # (the item's scope is then the top scope, where `attached` looks first)
-            vertex = item.scope.local.get(ref)
-            if vertex is not None and vertex.kind == "link":
-                return ref
-        return self.attached_body(self.full_path(item, ref, what, location))
 
     def _axis(
         self, item: _Item[JointDesc], axis: AxisDesc, frame_pose: np.ndarray
